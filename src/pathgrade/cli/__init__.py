@@ -1,0 +1,1 @@
+"""The command line: thin modules, one per command, that call the public API and render."""

@@ -1,0 +1,1 @@
+"""Data types shared by every layer: no I/O, no rendering."""

@@ -1,0 +1,109 @@
+"""Scoring configuration: penalties, weights, budgets, tool kinds and argument matching.
+
+Plain typed values with the defaults written next to each field; loading TOML lives in
+:mod:`pathgrade.io.config`. Unknown keys are an error.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from pathgrade.core.types import Budget, ToolKind
+
+#: Built-in argument matching modes for a whole call (see ``docs/trajectory.md``).
+CALL_MODES = ("exact", "normalized", "fuzzy", "subset", "ignore")
+#: Built-in modes for one argument field (``numeric`` compares with a tolerance).
+FIELD_MODES = ("exact", "normalized", "fuzzy", "numeric", "ignore")
+FuzzyScorer = Literal["token_set_ratio", "token_sort_ratio", "ratio", "partial_ratio", "WRatio"]
+
+
+class _Config(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class FieldMatch(_Config):
+    """How one argument field is compared (per-field override).
+
+    ``mode`` is a built-in field mode or the name of a registered plug-in matcher.
+    ``numeric``: ``|a - b| <= max(abs_tol, rel_tol * |reference|)``.
+    """
+
+    mode: str = "exact"
+    abs_tol: float = Field(default=0.0, ge=0)
+    rel_tol: float = Field(default=0.0, ge=0)
+    threshold: float | None = Field(default=None, ge=0, le=100)
+
+
+class ToolMatch(_Config):
+    """Per-tool override: a call mode (inherits the global one when unset) and field overrides."""
+
+    mode: str | None = None
+    threshold: float | None = Field(default=None, ge=0, le=100)
+    fields: dict[str, FieldMatch] = Field(default_factory=dict)
+
+
+class MatchingConfig(_Config):
+    """Argument matching.
+
+    Defaults: ``exact`` (deep equality after JSON normalisation: ``1 == 1.0``, ``"1" != 1``);
+    fuzzy string fields by rapidfuzz ``token_set_ratio >= 90`` after rapidfuzz's default
+    processing (lower case, non-alphanumerics to spaces).
+    """
+
+    mode: str = "exact"
+    fuzzy_scorer: FuzzyScorer = "token_set_ratio"
+    fuzzy_threshold: float = Field(default=90.0, ge=0, le=100)
+    tools: dict[str, ToolMatch] = Field(default_factory=dict)
+
+
+class Penalties(_Config):
+    """Points taken from 100 by ``path_score`` (floored at 0). Defaults as in docs/trajectory.md."""
+
+    missing: float = Field(default=25.0, ge=0)
+    wasted: float = Field(default=10.0, ge=0)
+    over_budget: float = Field(default=20.0, ge=0)
+    out_of_order: float = Field(default=15.0, ge=0)
+    unexpected_write: float = Field(default=25.0, ge=0)
+    forbidden_action: float = Field(default=100.0, ge=0)
+    missing_required_tool: float = Field(default=25.0, ge=0)
+
+
+class Weights(_Config):
+    """Weights of ``composite``; they are divided by their sum, so any positive scale works."""
+
+    tool_accuracy: float = Field(default=0.3, ge=0)
+    argument_accuracy: float = Field(default=0.3, ge=0)
+    step_order_accuracy: float = Field(default=0.2, ge=0)
+    path_efficiency: float = Field(default=0.2, ge=0)
+
+    @model_validator(mode="after")
+    def _positive_sum(self) -> Weights:
+        if self.total() <= 0:
+            raise ValueError("composite weights must not all be zero")
+        return self
+
+    def total(self) -> float:
+        return (
+            self.tool_accuracy
+            + self.argument_accuracy
+            + self.step_order_accuracy
+            + self.path_efficiency
+        )
+
+
+class ScoringConfig(_Config):
+    """Everything that changes a trajectory score.
+
+    ``budget`` applies to cases that give none; ``tool_kinds`` declares tools ``read`` or
+    ``write`` (a case's own ``tool_kinds`` win); ``fallbacks`` lists, per tool, the tools that
+    count as a fallback after it fails (for ``recovery_rate``).
+    """
+
+    matching: MatchingConfig = Field(default_factory=MatchingConfig)
+    penalties: Penalties = Field(default_factory=Penalties)
+    weights: Weights = Field(default_factory=Weights)
+    budget: Budget | None = None
+    tool_kinds: dict[str, ToolKind] = Field(default_factory=dict)
+    fallbacks: dict[str, tuple[str, ...]] = Field(default_factory=dict)

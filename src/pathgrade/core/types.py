@@ -1,0 +1,166 @@
+"""The data model: cases (what should happen) and runs (what the agent did).
+
+One typed model is the single source of truth; loading validates against it. Unknown fields
+are an error (a typo such as ``refrence`` must not silently drop a reference path); free-form
+data goes in ``metadata``.
+
+A step may be written as the string shorthand ``"tool:arg"``: ``"refund:A17"`` is tool
+``refund`` with the single positional argument ``"A17"`` (``arguments == ["A17"]``), and a
+string without a colon is a call with no arguments.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+OrderMode = Literal["total", "partial", "none"]
+ToolKind = Literal["read", "write"]
+Arguments = dict[str, Any] | list[Any]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, str_strip_whitespace=False)
+
+
+class Step(_Strict):
+    """One tool call. Only ``tool`` is required.
+
+    ``id`` and ``after`` express a partial order in reference paths (``order = "partial"``):
+    a step may happen only after the steps whose ids it lists.
+    """
+
+    tool: str = Field(min_length=1)
+    arguments: Arguments = Field(default_factory=dict)
+    output: Any = None
+    error: str | None = None
+    id: str | None = None
+    after: tuple[str, ...] = ()
+    latency_ms: float | None = Field(default=None, ge=0)
+    tokens: float | None = Field(default=None, ge=0)
+    cost: float | None = Field(default=None, ge=0)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _shorthand(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            return parse_step_shorthand(value)
+        return value
+
+    @field_validator("arguments", mode="before")
+    @classmethod
+    def _none_is_empty(cls, value: Any) -> Any:
+        return {} if value is None else value
+
+    def __str__(self) -> str:
+        return format_step(self)
+
+
+def parse_step_shorthand(text: str) -> dict[str, Any]:
+    """``"refund:A17"`` -> ``{"tool": "refund", "arguments": ["A17"]}``; ``"noop"`` -> no args."""
+    tool, sep, arg = text.partition(":")
+    tool = tool.strip()
+    if not tool:
+        raise ValueError(f"step shorthand {text!r} has no tool name")
+    return {"tool": tool, "arguments": [arg] if sep else []}
+
+
+def format_step(step: Step) -> str:
+    """A compact human form: ``refund:A17`` for one positional argument, else ``tool(k=v, ...)``."""
+    args = step.arguments
+    if isinstance(args, list):
+        if not args:
+            return step.tool
+        if len(args) == 1 and isinstance(args[0], str):
+            return f"{step.tool}:{args[0]}"
+        return f"{step.tool}({', '.join(repr(a) for a in args)})"
+    if not args:
+        return step.tool
+    return f"{step.tool}({', '.join(f'{k}={v!r}' for k, v in args.items())})"
+
+
+class Budget(_Strict):
+    """Limits for one run; each is optional. A run is over budget when it exceeds any."""
+
+    steps: int | None = Field(default=None, ge=0)
+    tokens: float | None = Field(default=None, ge=0)
+    cost: float | None = Field(default=None, ge=0)
+    latency_ms: float | None = Field(default=None, ge=0)
+
+
+class Usage(_Strict):
+    """Totals the harness recorded for a run (preferred over the sums of per-step values)."""
+
+    tokens: float | None = Field(default=None, ge=0)
+    cost: float | None = Field(default=None, ge=0)
+    latency_ms: float | None = Field(default=None, ge=0)
+
+
+class Case(_Strict):
+    """What should happen for one task.
+
+    Reference paths are ``reference`` (index 0) followed by ``references`` (indices 1..);
+    with only ``references``, they are numbered from 0.
+    """
+
+    case_id: str = Field(min_length=1)
+    query: str | None = None
+    group: str | None = None
+    reference: tuple[Step, ...] | None = None
+    references: tuple[tuple[Step, ...], ...] | None = None
+    order: OrderMode = "total"
+    budget: Budget | None = None
+    required_tools: tuple[str, ...] = ()
+    forbidden_tools: tuple[str, ...] = ()
+    forbidden_actions: tuple[Step, ...] = ()
+    tool_kinds: dict[str, ToolKind] = Field(default_factory=dict)
+    gold_answer: str | tuple[str, ...] | None = None
+    answerable: bool = True
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+    def reference_paths(self) -> tuple[tuple[Step, ...], ...]:
+        """All accepted reference paths, in ``reference_index`` order."""
+        paths: list[tuple[Step, ...]] = []
+        if self.reference is not None:
+            paths.append(self.reference)
+        if self.references:
+            paths.extend(self.references)
+        return tuple(paths)
+
+    def gold_answers(self) -> tuple[str, ...]:
+        """The acceptable answers, as a tuple (empty when there is no gold answer)."""
+        if self.gold_answer is None:
+            return ()
+        if isinstance(self.gold_answer, str):
+            return (self.gold_answer,)
+        return self.gold_answer
+
+    @model_validator(mode="after")
+    def _check_partial_order(self) -> Case:
+        for index, path in enumerate(self.reference_paths()):
+            ids = [s.id for s in path if s.id is not None]
+            if len(ids) != len(set(ids)):
+                raise ValueError(f"reference path {index} has duplicate step ids")
+            known = set(ids)
+            for step in path:
+                for dep in step.after:
+                    if dep not in known:
+                        raise ValueError(
+                            f"reference path {index}: step {step.tool!r} is 'after' unknown id"
+                            f" {dep!r}"
+                        )
+        return self
+
+
+class Run(_Strict):
+    """What the agent did for one case, in one trial."""
+
+    case_id: str = Field(min_length=1)
+    run_id: str | None = None
+    trial: int = Field(default=0, ge=0)
+    steps: tuple[Step, ...] = ()
+    answer: str | None = None
+    success: bool | None = None
+    usage: Usage | None = None
+    metadata: dict[str, Any] = Field(default_factory=dict)

@@ -1,0 +1,1 @@
+"""Orchestration: cases + runs + config -> results (filled in by the trajectory engine)."""
