@@ -117,6 +117,7 @@ class Case(_Strict):
     tool_kinds: dict[str, ToolKind] = Field(default_factory=dict)
     gold_answer: str | tuple[str, ...] | None = None
     answerable: bool = True
+    gold_evidence: tuple[str, ...] | dict[str, float] | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
 
     def reference_paths(self) -> tuple[tuple[Step, ...], ...]:
@@ -153,6 +154,21 @@ class Case(_Strict):
         return self
 
 
+class RetrievedItem(_Strict):
+    """One retrieved unit, in rank order: an id, optionally with the retriever's score.
+
+    The shorthand is a bare id string.
+    """
+
+    id: str = Field(min_length=1)
+    score: float | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _bare_id(cls, value: Any) -> Any:
+        return {"id": value} if isinstance(value, str) else value
+
+
 class Run(_Strict):
     """What the agent did for one case, in one trial."""
 
@@ -163,4 +179,5 @@ class Run(_Strict):
     answer: str | None = None
     success: bool | None = None
     usage: Usage | None = None
+    retrieved: tuple[RetrievedItem, ...] | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
