@@ -119,6 +119,8 @@ class Case(_Strict):
     answerable: bool = True
     gold_evidence: tuple[str, ...] | dict[str, float] | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
+    #: The end state the environment should be in (a JSON object), judged field by field.
+    expected_state: dict[str, Any] | None = None
 
     def reference_paths(self) -> tuple[tuple[Step, ...], ...]:
         """All accepted reference paths, in ``reference_index`` order."""
@@ -169,6 +171,57 @@ class RetrievedItem(_Strict):
         return {"id": value} if isinstance(value, str) else value
 
 
+class ContextUnit(_Strict):
+    """One unit of context actually shown to the model: an id and, optionally, its version.
+
+    The shorthand is a bare id string (version unknown).
+    """
+
+    id: str = Field(min_length=1)
+    version_id: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _bare_id(cls, value: Any) -> Any:
+        return {"id": value} if isinstance(value, str) else value
+
+
+class Claim(_Strict):
+    """One atomic claim of the answer.
+
+    ``supported``: true (the context supports it), false (it does not), null (not verifiable;
+    excluded from faithfulness). ``key``: the claim needs evidence (counted by citation recall).
+    """
+
+    text: str
+    supported: bool | None = None
+    key: bool = True
+
+    @field_validator("text")
+    @classmethod
+    def _has_text(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("a claim needs a non-empty 'text'")
+        return value
+
+
+class Citation(_Strict):
+    """A citation: the claim it backs (0-based index into ``claims``; null for the whole answer),
+    the cited chunk and version, and whether the chunk entails the claim (null: not labelled).
+    """
+
+    chunk_id: str = Field(min_length=1)
+    version_id: str | None = None
+    claim: int | None = Field(default=None, ge=0)
+    entails: bool | None = None
+
+
+def _check_unit_interval(name: str, value: float | None) -> float | None:
+    if value is not None and not 0.0 <= value <= 1.0:  # also rejects NaN
+        raise ValueError(f"{name} must be in [0, 1], got {value!r}")
+    return value
+
+
 class Run(_Strict):
     """What the agent did for one case, in one trial."""
 
@@ -181,3 +234,29 @@ class Run(_Strict):
     usage: Usage | None = None
     retrieved: tuple[RetrievedItem, ...] | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
+    #: Context units actually shown to the model (ids, optionally with versions).
+    context: tuple[ContextUnit, ...] | None = None
+    claims: tuple[Claim, ...] | None = None
+    citations: tuple[Citation, ...] | None = None
+    abstained: bool = False
+    confidence: float | None = None
+    #: The environment's end state (a JSON object), compared with ``Case.expected_state``.
+    final_state: dict[str, Any] | None = None
+    #: Rubric scores by dimension (a number or a label), each reported separately.
+    rubric: dict[str, float | str] | None = None
+
+    @field_validator("confidence")
+    @classmethod
+    def _confidence_in_unit_interval(cls, value: float | None) -> float | None:
+        return _check_unit_interval("confidence", value)
+
+    @model_validator(mode="after")
+    def _citations_name_claims(self) -> Run:
+        n_claims = len(self.claims or ())
+        for index, citation in enumerate(self.citations or ()):
+            if citation.claim is not None and citation.claim >= n_claims:
+                raise ValueError(
+                    f"citations[{index}] refers to claim {citation.claim} but the run has"
+                    f" {n_claims} claims"
+                )
+        return self
