@@ -8,6 +8,7 @@ from pathgrade._version import __version__
 from pathgrade.core.config import ScoringConfig
 from pathgrade.core.errors import InputError
 from pathgrade.core.types import Budget, Case, Run, Step, Usage
+from pathgrade.evaluate import score
 
 
 __all__ = [
@@ -19,5 +20,6 @@ __all__ = [
     "Step",
     "Usage",
     "__version__",
+    "score",
 
 ]

@@ -68,6 +68,7 @@ class Penalties(_Config):
     unexpected_write: float = Field(default=25.0, ge=0)
     forbidden_action: float = Field(default=100.0, ge=0)
     missing_required_tool: float = Field(default=25.0, ge=0)
+    unrecovered_error: float = Field(default=0.0, ge=0)
 
 
 class Weights(_Config):

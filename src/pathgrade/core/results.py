@@ -1,0 +1,196 @@
+"""Result types of :func:`pathgrade.score`: per-run metrics, defects, alignment, summary.
+
+Scores are kept column-wise (one NumPy array per metric, ``nan`` = undefined) so that large
+batches cost no per-run objects; :class:`RunResult` objects are built on demand.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import numpy as np
+import numpy.typing as npt
+
+MetricKind = Literal["rate", "bool", "count", "score"]
+
+#: Trajectory metrics in output order, with how each is typed in JSON.
+TRAJECTORY_METRICS: dict[str, MetricKind] = {
+    "tool_accuracy": "rate",
+    "argument_accuracy": "rate",
+    "step_order_accuracy": "rate",
+    "path_efficiency": "rate",
+    "goal_success": "bool",
+    "composite": "rate",
+    "path_score": "score",
+    "tool_precision": "rate",
+    "tool_recall": "rate",
+    "tool_f1": "rate",
+    "required_tool_coverage": "rate",
+    "forbidden_action_count": "count",
+    "redundant_steps": "count",
+    "missing_steps": "count",
+    "out_of_order": "bool",
+    "over_budget": "bool",
+    "recovery_rate": "rate",
+}
+
+
+def json_value(value: float, kind: MetricKind) -> float | int | bool | None:
+    """A metric value as JSON: ``None`` for undefined, ``bool``/``int`` where the kind says."""
+    if value is None or math.isnan(value):
+        return None
+    if kind == "bool":
+        return bool(value)
+    if kind == "count":
+        return int(value)
+    return float(value)
+
+
+@dataclass(frozen=True)
+class Defect:
+    """One thing wrong with a path, and the points it cost (``penalty`` may be 0)."""
+
+    kind: str
+    penalty: float
+    detail: str
+    agent_step: int | None = None
+    reference_step: int | None = None
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"kind": self.kind, "penalty": self.penalty, "detail": self.detail}
+        if self.agent_step is not None:
+            out["agent_step"] = self.agent_step
+        if self.reference_step is not None:
+            out["reference_step"] = self.reference_step
+        out.update(self.extra)
+        return out
+
+
+@dataclass(frozen=True)
+class AlignedStep:
+    """One entry of the alignment: ``match``, ``substitution``, ``insertion`` or ``deletion``."""
+
+    op: Literal["match", "substitution", "insertion", "deletion"]
+    agent_step: int | None
+    reference_step: int | None
+    tool_match: bool
+    arguments_match: bool
+    agent: str | None
+    reference: str | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "op": self.op,
+            "agent_step": self.agent_step,
+            "reference_step": self.reference_step,
+            "tool_match": self.tool_match,
+            "arguments_match": self.arguments_match,
+            "agent": self.agent,
+            "reference": self.reference,
+        }
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """Everything pathgrade says about one run."""
+
+    case_id: str
+    run_id: str | None
+    trial: int
+    group: str | None
+    reference_index: int | None
+    metrics: Mapping[str, float | int | bool | None]
+    defects: tuple[Defect, ...]
+    alignment: tuple[AlignedStep, ...]
+    usage: Mapping[str, float | int | None]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "schema_version": 1,
+            "case_id": self.case_id,
+            "run_id": self.run_id,
+            "trial": self.trial,
+            "group": self.group,
+            "reference_index": self.reference_index,
+            "metrics": dict(self.metrics),
+            "defects": [d.to_dict() for d in self.defects],
+            "alignment": [a.to_dict() for a in self.alignment],
+            "usage": dict(self.usage),
+        }
+
+
+FloatArray = npt.NDArray[np.float64]
+
+
+@dataclass(frozen=True)
+class ScoreResult:
+    """Scores of many runs, column-wise.
+
+    ``metrics[name][r]`` is run ``r``'s value (``nan`` = undefined); ``kinds[name]`` says how it
+    is typed. ``result[r]`` (or iterating) builds :class:`RunResult` objects on demand.
+    """
+
+    case_ids: Sequence[str]
+    run_ids: Sequence[str | None]
+    trials: Sequence[int]
+    groups: Sequence[str | None]
+    reference_index: npt.NDArray[np.int64]  # -1 when the case has no reference path
+    metrics: Mapping[str, FloatArray]
+    kinds: Mapping[str, MetricKind]
+    details: Callable[[int], tuple[tuple[Defect, ...], tuple[AlignedStep, ...]]]
+    usage: Callable[[int], Mapping[str, float | int | None]]
+    summary_extra: Mapping[str, Any] = field(default_factory=dict)
+
+    def __len__(self) -> int:
+        return len(self.case_ids)
+
+    def __getitem__(self, index: int) -> RunResult:
+        if not -len(self) <= index < len(self):
+            raise IndexError(index)
+        index %= len(self)
+        defects, alignment = self.details(index)
+        ref = int(self.reference_index[index])
+        return RunResult(
+            case_id=self.case_ids[index],
+            run_id=self.run_ids[index],
+            trial=self.trials[index],
+            group=self.groups[index],
+            reference_index=ref if ref >= 0 else None,
+            metrics={
+                name: json_value(float(values[index]), self.kinds[name])
+                for name, values in self.metrics.items()
+            },
+            defects=defects,
+            alignment=alignment,
+            usage=self.usage(index),
+        )
+
+    def __iter__(self) -> Iterator[RunResult]:
+        return (self[i] for i in range(len(self)))
+
+    def __repr__(self) -> str:
+        return f"ScoreResult(runs={len(self)}, metrics={list(self.metrics)})"
+
+    def summary(self) -> dict[str, Any]:
+        """Mean of each metric over the runs where it is defined, the run count and, per
+        metric, how many runs left it undefined (``undefined``)."""
+        out: dict[str, Any] = {}
+        undefined: dict[str, int] = {}
+        for name, values in self.metrics.items():
+            defined = ~np.isnan(values)
+            count = int(defined.sum())
+            out[name] = float(values[defined].mean()) if count else None
+            if count < len(values):
+                undefined[name] = len(values) - count
+        out["runs"] = len(self)
+        out["undefined"] = undefined
+        out.update(self.summary_extra)
+        return out
+
+    def to_json_dict(self) -> dict[str, Any]:
+        """The document ``pathgrade score --json`` prints."""
+        return {"summary": self.summary(), "results": [r.to_dict() for r in self]}

@@ -1,0 +1,122 @@
+"""Optimal edit-distance alignment of agent steps to reference steps, for whole batches.
+
+The alignment minimises, lexicographically, (1) the Levenshtein distance over tool names
+(insertions, deletions and substitutions of tools all cost 1), then (2) the number of aligned
+pairs whose tools match but whose arguments do not. So it is always a shortest tool-level
+edit script, and among those it pairs the steps that match in full.
+
+Ties are broken the same way every time: walking back from the end, an extra agent step
+(insertion) is preferred, then a missing reference step (deletion), then a pair, which pairs
+each reference step with the *earliest* equivalent agent step.
+
+Each step of the result is labelled ``match`` (tool and arguments), ``substitution`` (paired,
+but not a full match: ``tool_match`` says whether the tool at least agreed), ``insertion``
+(an agent step with no reference counterpart: extra) or ``deletion`` (a reference step with no
+agent counterpart: missing).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+IntArray = npt.NDArray[np.int64]
+BoolArray = npt.NDArray[np.bool_]
+
+OP_PAIR = 0
+OP_INSERT = 1
+OP_DELETE = 2
+OP_NONE = -1
+
+
+@dataclass(frozen=True)
+class Alignment:
+    """Alignment of a batch. Op ``k`` of pair ``b`` (in path order) is ``ops[b, k]``.
+
+    ``ref_pos``/``agent_pos`` give the aligned indices (-1 for none); ``n_ops[b]`` ops are
+    valid. Counts are per pair.
+    """
+
+    ops: IntArray
+    ref_pos: IntArray
+    agent_pos: IntArray
+    full_op: BoolArray
+    n_ops: IntArray
+    distance: IntArray
+    tool_pairs: IntArray
+    full_pairs: IntArray
+
+
+def align(
+    tool_eq: BoolArray, full_eq: BoolArray, ref_len: IntArray, agent_len: IntArray
+) -> Alignment:
+    """Align every pair of the batch (see module docstring)."""
+    batch, width_r, width_a = tool_eq.shape
+    unit = width_r + width_a + 1  # one tool edit outweighs any number of argument mismatches
+    pair_cost = np.where(tool_eq, np.where(full_eq, 0, 1), unit).astype(np.int64)
+    cost = np.empty((batch, width_r + 1, width_a + 1), dtype=np.int64)
+    choice = np.empty((batch, width_r + 1, width_a + 1), dtype=np.int8)
+    cost[:, 0, :] = np.arange(width_a + 1) * unit
+    cost[:, :, 0] = (np.arange(width_r + 1) * unit)[None, :]
+    choice[:, 0, :] = OP_INSERT
+    choice[:, :, 0] = OP_DELETE
+    for i in range(1, width_r + 1):
+        prev_row = cost[:, i - 1, :]
+        row = cost[:, i, :]
+        deletion = prev_row[:, 1:] + unit
+        diagonal = prev_row[:, :-1] + pair_cost[:, i - 1, :]
+        best_dd = np.minimum(deletion, diagonal)
+        op_dd = np.where(deletion <= diagonal, OP_DELETE, OP_PAIR).astype(np.int8)
+        choice_row = choice[:, i, :]
+        for j in range(1, width_a + 1):
+            insertion = row[:, j - 1] + unit
+            candidate = best_dd[:, j - 1]
+            take_insert = insertion <= candidate
+            row[:, j] = np.where(take_insert, insertion, candidate)
+            choice_row[:, j] = np.where(take_insert, OP_INSERT, op_dd[:, j - 1])
+    rows = np.arange(batch)
+    total = cost[rows, ref_len, agent_len]
+    distance = total // unit
+
+    length = width_r + width_a
+    ops = np.full((batch, length), OP_NONE, dtype=np.int64)
+    ref_pos = np.full((batch, length), -1, dtype=np.int64)
+    agent_pos = np.full((batch, length), -1, dtype=np.int64)
+    full_op = np.zeros((batch, length), dtype=np.bool_)
+    i, j = ref_len.copy(), agent_len.copy()
+    tool_pairs = np.zeros(batch, dtype=np.int64)
+    full_pairs = np.zeros(batch, dtype=np.int64)
+    for k in range(length - 1, -1, -1):
+        active = (i > 0) | (j > 0)
+        if not active.any():
+            break
+        op = np.where(active, choice[rows, i, j], OP_NONE)
+        is_pair = op == OP_PAIR
+        is_insert = op == OP_INSERT
+        is_delete = op == OP_DELETE
+        ri, aj = np.maximum(i - 1, 0), np.maximum(j - 1, 0)
+        tool_pairs += is_pair & tool_eq[rows, ri, aj]
+        is_full = is_pair & full_eq[rows, ri, aj]
+        full_pairs += is_full
+        full_op[:, k] = is_full
+        ops[:, k] = op
+        ref_pos[:, k] = np.where(is_pair | is_delete, i - 1, -1)
+        agent_pos[:, k] = np.where(is_pair | is_insert, j - 1, -1)
+        i = i - (is_pair | is_delete)
+        j = j - (is_pair | is_insert)
+    n_ops = (ops != OP_NONE).sum(axis=1)
+    # Left-align the ops of each pair (they were written right-aligned).
+    shift = length - n_ops
+    index = (np.arange(length)[None, :] + shift[:, None]) % length
+    return Alignment(
+        ops=np.take_along_axis(ops, index, axis=1),
+        ref_pos=np.take_along_axis(ref_pos, index, axis=1),
+        agent_pos=np.take_along_axis(agent_pos, index, axis=1),
+        full_op=np.take_along_axis(full_op, index, axis=1),
+        n_ops=n_ops,
+        distance=distance,
+        tool_pairs=tool_pairs,
+        full_pairs=full_pairs,
+    )

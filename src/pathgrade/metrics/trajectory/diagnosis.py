@@ -1,0 +1,279 @@
+"""Explanations: the defects list and the labelled alignment of each run, built on demand."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from pathgrade.core.config import ScoringConfig
+from pathgrade.core.results import AlignedStep, Defect
+from pathgrade.core.types import Case, Run, Step, format_step
+from pathgrade.metrics.trajectory.align import OP_DELETE, OP_INSERT, OP_PAIR
+from pathgrade.metrics.trajectory.pairs import (
+    STEP_UNEXPECTED_WRITE,
+    STEP_WASTED,
+    PairScores,
+)
+from pathgrade.metrics.trajectory.runlevel import UsageTotals
+
+IntArray = npt.NDArray[np.int64]
+
+
+@dataclass(frozen=True)
+class RunFacts:
+    """Reference-independent facts about one run."""
+
+    goal_success: float
+    totals: UsageTotals
+    budget_violations: list[tuple[str, float, float]]
+    forbidden: list[tuple[int, str]]
+    recovery_rate: float
+    unrecovered: list[int]
+    required_coverage: float
+    unused_required: list[str]
+    fixed_penalty: float
+
+
+@dataclass(frozen=True)
+class WinnerBatch:
+    """The winning pair of each run of a batch, sliced out of :class:`PairScores`."""
+
+    runs: IntArray
+    ref_paths: IntArray
+    ops: IntArray
+    ref_pos: IntArray
+    agent_pos: IntArray
+    full_op: npt.NDArray[np.bool_]
+    n_ops: IntArray
+    agent_status: IntArray
+    ref_missing: npt.NDArray[np.bool_]
+    agent_partner: IntArray
+    out_of_order: npt.NDArray[np.bool_]
+
+    @classmethod
+    def take(
+        cls, runs: IntArray, ref_paths: IntArray, scores: PairScores, rows: IntArray
+    ) -> WinnerBatch:
+        a = scores.alignment
+        return cls(
+            runs=runs,
+            ref_paths=ref_paths,
+            ops=a.ops[rows],
+            ref_pos=a.ref_pos[rows],
+            agent_pos=a.agent_pos[rows],
+            full_op=a.full_op[rows],
+            n_ops=a.n_ops[rows],
+            agent_status=scores.agent_status[rows],
+            ref_missing=scores.ref_missing[rows],
+            agent_partner=scores.agent_partner[rows],
+            out_of_order=scores.out_of_order[rows],
+        )
+
+
+class Diagnoser:
+    """Builds each run's defects and alignment from the kept winner arrays."""
+
+    def __init__(
+        self,
+        config: ScoringConfig,
+        runs: Sequence[Run],
+        run_case: Sequence[Case],
+        facts: Sequence[RunFacts],
+        ref_paths: Sequence[Sequence[Step]],
+    ) -> None:
+        self._config = config
+        self._runs = runs
+        self._cases = run_case
+        self._facts = facts
+        self._ref_paths = ref_paths
+        self._ref_tools: dict[int, frozenset[str]] = {}
+        self._batches: list[WinnerBatch] = []
+        self._where: dict[int, tuple[int, int]] = {}
+
+    def unpenalised_required(self, run: int, ref_path: int) -> float:
+        """Required tools never called whose absence the reference does not already count."""
+        unused = self._facts[run].unused_required
+        if not unused:
+            return 0.0
+        tools = self._ref_tools.get(ref_path)
+        if tools is None:
+            tools = self._ref_tools[ref_path] = frozenset(s.tool for s in self._ref_paths[ref_path])
+        return float(sum(1 for t in unused if t not in tools))
+
+    def add(self, batch: WinnerBatch) -> None:
+        index = len(self._batches)
+        self._batches.append(batch)
+        for row, run in enumerate(batch.runs):
+            self._where[int(run)] = (index, row)
+
+    def details(self, run: int) -> tuple[tuple[Defect, ...], tuple[AlignedStep, ...]]:
+        """``(defects, alignment)`` of one run."""
+        defects = self._run_defects(run)
+        where = self._where.get(run)
+        if where is None:
+            return tuple(defects), ()
+        batch = self._batches[where[0]]
+        row = where[1]
+        steps = self._runs[run].steps
+        reference = self._ref_paths[int(batch.ref_paths[row])]
+        defects = self._path_defects(batch, row, run, steps, reference) + defects
+        return tuple(defects), self._alignment(batch, row, steps, reference)
+
+    def _run_defects(self, run: int) -> list[Defect]:
+        facts = self._facts[run]
+        penalties = self._config.penalties
+        out: list[Defect] = []
+        if facts.budget_violations:
+            text = "; ".join(
+                f"{name} {value:g} > budget {limit:g}"
+                for name, value, limit in facts.budget_violations
+            )
+            out.append(
+                Defect(
+                    "over_budget",
+                    penalties.over_budget,
+                    text,
+                    extra={"budgets": [v[0] for v in facts.budget_violations]},
+                )
+            )
+        for index, reason in facts.forbidden:
+            out.append(Defect("forbidden_action", penalties.forbidden_action, reason, index))
+        steps = self._runs[run].steps
+        for index in facts.unrecovered:
+            failed, after = steps[index], steps[index + 1]
+            out.append(
+                Defect(
+                    "unrecovered_error",
+                    penalties.unrecovered_error,
+                    f"{format_step(failed)} failed and the agent went on with"
+                    f" {format_step(after)} (no retry, fallback or stop)",
+                    index,
+                )
+            )
+        return out
+
+    def _path_defects(
+        self,
+        batch: WinnerBatch,
+        row: int,
+        run: int,
+        steps: Sequence[Step],
+        reference: Sequence[Step],
+    ) -> list[Defect]:
+        penalties = self._config.penalties
+        out: list[Defect] = []
+        for i in np.flatnonzero(batch.ref_missing[row]):
+            out.append(
+                Defect(
+                    "missing_step",
+                    penalties.missing,
+                    f"reference step {format_step(reference[i])} never happened",
+                    reference_step=int(i),
+                )
+            )
+        status = batch.agent_status[row]
+        for j in range(len(steps)):
+            if status[j] == STEP_WASTED:
+                out.append(
+                    Defect(
+                        "wasted_step",
+                        penalties.wasted,
+                        f"{format_step(steps[j])} repeats an earlier call",
+                        agent_step=j,
+                    )
+                )
+            elif status[j] == STEP_UNEXPECTED_WRITE:
+                out.append(
+                    Defect(
+                        "unexpected_write",
+                        penalties.unexpected_write,
+                        f"{format_step(steps[j])} is a write no reference step asked for",
+                        agent_step=j,
+                    )
+                )
+        if batch.out_of_order[row]:
+            out.append(self._order_defect(batch, row, steps, reference, self._cases[run]))
+        unused = self._facts[run].unused_required
+        tools = {s.tool for s in reference}
+        for tool in unused:
+            if tool not in tools:
+                out.append(
+                    Defect(
+                        "missing_required_tool",
+                        penalties.missing_required_tool,
+                        f"required tool {tool!r} was never called",
+                    )
+                )
+        return out
+
+    def _order_defect(
+        self,
+        batch: WinnerBatch,
+        row: int,
+        steps: Sequence[Step],
+        reference: Sequence[Step],
+        case: Case,
+    ) -> Defect:
+        penalty = self._config.penalties.out_of_order
+        partner = batch.agent_partner[row]
+        position = {int(partner[j]): j for j in range(len(steps)) if partner[j] >= 0}
+        if case.order == "partial":
+            ids = {s.id: k for k, s in enumerate(reference) if s.id is not None}
+            preds = [[ids[d] for d in s.after] for s in reference]
+        else:
+            preds = [list(range(i)) for i in range(len(reference))]
+        for j in range(len(steps)):
+            i = int(partner[j])
+            if i < 0:
+                continue
+            for p in preds[i]:
+                if p not in position:
+                    detail = (
+                        f"{format_step(steps[j])} ran but {format_step(reference[p])},"
+                        " which it depends on, never did"
+                    )
+                    return Defect("out_of_order", penalty, detail, j, i)
+                if position[p] > j:
+                    detail = (
+                        f"{format_step(steps[j])} ran before {format_step(reference[p])},"
+                        " which it depends on"
+                    )
+                    return Defect("out_of_order", penalty, detail, j, i)
+        return Defect("out_of_order", penalty, "the reference order was not followed")
+
+    @staticmethod
+    def _alignment(
+        batch: WinnerBatch, row: int, steps: Sequence[Step], reference: Sequence[Step]
+    ) -> tuple[AlignedStep, ...]:
+        out: list[AlignedStep] = []
+        for k in range(int(batch.n_ops[row])):
+            op = int(batch.ops[row, k])
+            i, j = int(batch.ref_pos[row, k]), int(batch.agent_pos[row, k])
+            if op == OP_PAIR:
+                tool_match = reference[i].tool == steps[j].tool
+                full = bool(batch.full_op[row, k])
+                out.append(
+                    AlignedStep(
+                        "match" if full else "substitution",
+                        j,
+                        i,
+                        tool_match,
+                        full,
+                        format_step(steps[j]),
+                        format_step(reference[i]),
+                    )
+                )
+            elif op == OP_INSERT:
+                out.append(
+                    AlignedStep("insertion", j, None, False, False, format_step(steps[j]), None)
+                )
+            elif op == OP_DELETE:
+                out.append(
+                    AlignedStep(
+                        "deletion", None, i, False, False, None, format_step(reference[i])
+                    )
+                )
+        return tuple(out)

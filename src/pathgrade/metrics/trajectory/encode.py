@@ -1,0 +1,189 @@
+"""Integer coding of steps, and padded batch arrays for the vectorised kernels.
+
+Every step gets three integers: its tool code, its *key* (equal keys mean "tool and arguments
+match" for tools whose matching is an equivalence; -1 otherwise, and such steps are compared
+pair by pair) and its *identity* (equal identities mean "the same call", used to find repeated
+steps). Codes are interned once per distinct ``(tool, arguments)``, so repeated calls cost a
+dictionary look-up.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import orjson
+
+from pathgrade.core.types import Step
+from pathgrade.metrics.trajectory.arguments import MatcherSet, freeze
+
+IntArray = npt.NDArray[np.int64]
+BoolArray = npt.NDArray[np.bool_]
+
+REF_PAD = -1
+AGENT_PAD = -2
+
+
+@dataclass(frozen=True)
+class EncodedPaths:
+    """Flat codes of many paths: path ``p`` is ``offsets[p]:offsets[p + 1]``."""
+
+    offsets: IntArray
+    tool: IntArray
+    key: IntArray
+    ident: IntArray
+    general: BoolArray
+    steps: tuple[Step, ...]
+
+    @property
+    def lengths(self) -> IntArray:
+        return np.diff(self.offsets)
+
+
+class StepEncoder:
+    """Interns tools and calls into integer codes under one :class:`MatcherSet`."""
+
+    def __init__(self, matchers: MatcherSet) -> None:
+        self.matchers = matchers
+        self.tool_codes: dict[str, int] = {}
+        self._calls: dict[tuple[str, bytes], tuple[int, int, int, bool]] = {}
+        self._interned: dict[Hashable, int] = {}
+
+    def tool_code(self, tool: str) -> int:
+        code = self.tool_codes.get(tool)
+        if code is None:
+            code = self.tool_codes[tool] = len(self.tool_codes)
+        return code
+
+    def _intern(self, value: Hashable) -> int:
+        code = self._interned.get(value)
+        if code is None:
+            code = self._interned[value] = len(self._interned)
+        return code
+
+    def _encode_call(self, tool: str, arguments: Any) -> tuple[int, int, int, bool]:
+        try:
+            raw = orjson.dumps(arguments, option=orjson.OPT_SORT_KEYS)
+        except TypeError:  # not plain JSON (e.g. non-string keys): no byte cache
+            raw = repr(arguments).encode()
+        cached = self._calls.get((tool, raw))
+        if cached is not None:
+            return cached
+        matcher = self.matchers.for_tool(tool)
+        tool_code = self.tool_code(tool)
+        if matcher.keyable:
+            key = self._intern(("key", tool, matcher.key(arguments)))
+            result = (tool_code, key, key, False)
+        else:
+            ident = self._intern(("ident", tool, freeze(arguments)))
+            result = (tool_code, -1, ident, True)
+        self._calls[(tool, raw)] = result
+        return result
+
+    def encode(self, paths: Sequence[Sequence[Step]]) -> EncodedPaths:
+        """Code every step of ``paths`` (a list of step sequences)."""
+        lengths = np.fromiter((len(p) for p in paths), dtype=np.int64, count=len(paths))
+        offsets = np.zeros(len(paths) + 1, dtype=np.int64)
+        np.cumsum(lengths, out=offsets[1:])
+        flat = tuple(step for path in paths for step in path)
+        encode_call = self._encode_call
+        codes = [encode_call(s.tool, s.arguments) for s in flat]
+        n = len(codes)
+        if n:
+            tool, key, ident, general = zip(*codes, strict=True)
+        else:
+            tool = key = ident = general = ()
+        return EncodedPaths(
+            offsets=offsets,
+            tool=np.fromiter(tool, dtype=np.int64, count=n),
+            key=np.fromiter(key, dtype=np.int64, count=n),
+            ident=np.fromiter(ident, dtype=np.int64, count=n),
+            general=np.fromiter(general, dtype=np.bool_, count=n),
+            steps=flat,
+        )
+
+
+def gather_padded(
+    flat: npt.NDArray[Any], starts: IntArray, lengths: IntArray, width: int, pad: Any
+) -> npt.NDArray[Any]:
+    """Rows ``flat[starts[b] : starts[b] + lengths[b]]`` padded with ``pad`` to ``width``."""
+    cols = np.arange(width, dtype=np.int64)
+    valid = cols[None, :] < lengths[:, None]
+    if flat.size == 0:
+        return np.full((len(starts), width), pad, dtype=flat.dtype)
+    index = np.minimum(starts[:, None] + cols[None, :], flat.size - 1)
+    out = flat[index]
+    out[~valid] = pad
+    return out
+
+
+@dataclass(frozen=True)
+class PairBatch:
+    """Padded arrays for a batch of (reference path, agent path) pairs.
+
+    ``tool_eq[b, i, j]``: reference step ``i`` and agent step ``j`` call the same tool;
+    ``full_eq[b, i, j]``: they also match in arguments. Pads never match anything.
+    """
+
+    ref_len: IntArray
+    agent_len: IntArray
+    ref_start: IntArray
+    agent_start: IntArray
+    ref_tool: IntArray
+    agent_tool: IntArray
+    agent_ident: IntArray
+    tool_eq: BoolArray
+    full_eq: BoolArray
+    general: BoolArray
+
+    @property
+    def size(self) -> int:
+        return int(self.ref_len.shape[0])
+
+
+def build_pair_batch(
+    refs: EncodedPaths,
+    agents: EncodedPaths,
+    ref_index: IntArray,
+    agent_index: IntArray,
+    matchers: MatcherSet,
+) -> PairBatch:
+    """Pad the paths ``refs[ref_index[b]]`` and ``agents[agent_index[b]]`` into one batch."""
+    ref_start = refs.offsets[ref_index]
+    ref_len = refs.offsets[ref_index + 1] - ref_start
+    agent_start = agents.offsets[agent_index]
+    agent_len = agents.offsets[agent_index + 1] - agent_start
+    width_r = max(int(ref_len.max(initial=0)), 1)
+    width_a = max(int(agent_len.max(initial=0)), 1)
+    ref_tool = gather_padded(refs.tool, ref_start, ref_len, width_r, REF_PAD)
+    agent_tool = gather_padded(agents.tool, agent_start, agent_len, width_a, AGENT_PAD)
+    ref_key = gather_padded(refs.key, ref_start, ref_len, width_r, -3)
+    agent_key = gather_padded(agents.key, agent_start, agent_len, width_a, -4)
+    agent_ident = gather_padded(agents.ident, agent_start, agent_len, width_a, -5)
+    ref_general = gather_padded(refs.general, ref_start, ref_len, width_r, False)
+    agent_general = gather_padded(agents.general, agent_start, agent_len, width_a, False)
+
+    tool_eq = ref_tool[:, :, None] == agent_tool[:, None, :]
+    full_eq = (ref_key[:, :, None] == agent_key[:, None, :]) & (ref_key[:, :, None] >= 0)
+    general = ref_general.any(axis=1) | agent_general.any(axis=1)
+    for b in np.flatnonzero(general):
+        rs, ra = int(ref_start[b]), int(agent_start[b])
+        for i, j in zip(*np.nonzero(tool_eq[b]), strict=True):
+            ref_step, agent_step = refs.steps[rs + i], agents.steps[ra + j]
+            matcher = matchers.for_tool(ref_step.tool)
+            full_eq[b, i, j] = matcher.match(ref_step.arguments, agent_step.arguments)
+    return PairBatch(
+        ref_len=ref_len,
+        agent_len=agent_len,
+        ref_start=ref_start,
+        agent_start=agent_start,
+        ref_tool=ref_tool,
+        agent_tool=agent_tool,
+        agent_ident=agent_ident,
+        tool_eq=tool_eq,
+        full_eq=full_eq,
+        general=general,
+    )

@@ -1,0 +1,143 @@
+"""Step order: which reference order to align against, and whether the agent broke it.
+
+``order = "total"``: the reference is one sequence. ``"partial"``: a reference step must come
+after the steps named in its ``after`` list, nothing else is ordered. ``"none"``: no order.
+
+*Out of order* means: some reference step was executed while a step it depends on had not
+been executed before it (later, or never). Under ``total`` that holds exactly when the first
+``M`` reference steps (``M`` = the number of reference steps the agent executed at all) are not
+a subsequence of the agent's path. It differs from "the whole reference is not a
+subsequence" only when the missing steps are at the end (an agent that stopped early did not
+act out of order; the missing steps are penalised as missing).
+
+For ``partial`` and ``none`` the alignment (and so ``step_order_accuracy``) is computed
+against the *linear extension* of the reference closest to the agent: a topological order in
+which each reference step is placed at the position of the agent step it was matched to.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Sequence
+
+import numpy as np
+import numpy.typing as npt
+
+from pathgrade.metrics.trajectory.assignment import first_fit_matching
+
+IntArray = npt.NDArray[np.int64]
+BoolArray = npt.NDArray[np.bool_]
+Predecessors = Sequence[Sequence[int]]
+
+
+def linear_slots(
+    tool_eq: BoolArray,
+    ref_partner: IntArray,
+    agent_partner: IntArray,
+    ref_len: IntArray,
+    agent_len: IntArray,
+) -> IntArray:
+    """A target position for every reference step (smaller = earlier).
+
+    Matched steps take their agent step's position; unmatched ones first take the position of
+    an unmatched agent call of the same tool, then of any unmatched agent step (in order), and
+    the rest go after the agent's path in reference order.
+    """
+    _, width_r, width_a = tool_eq.shape
+    ref_cols = np.arange(width_r)
+    agent_cols = np.arange(width_a)
+    ref_valid = ref_cols[None, :] < ref_len[:, None]
+    agent_valid = agent_cols[None, :] < agent_len[:, None]
+    slot = np.where(ref_partner >= 0, ref_partner, -1)
+
+    free_ref = ref_valid & (ref_partner < 0)
+    free_agent = agent_valid & (agent_partner < 0)
+    tool_free = tool_eq & free_ref[:, :, None] & free_agent[:, None, :]
+    tool_agent_partner, tool_ref_partner = first_fit_matching(tool_free, agent_len)
+    slot = np.where(tool_ref_partner >= 0, tool_ref_partner, slot)
+
+    free_ref &= tool_ref_partner < 0
+    free_agent &= tool_agent_partner < 0
+    # k-th remaining reference step -> k-th remaining agent position.
+    agent_order = np.argsort(~free_agent, axis=1, kind="stable")
+    n_free_agent = free_agent.sum(axis=1)
+    rank = np.cumsum(free_ref, axis=1) - 1
+    takes = free_ref & (rank < n_free_agent[:, None])
+    taken = np.take_along_axis(agent_order, np.clip(rank, 0, width_a - 1), axis=1)
+    slot = np.where(takes, taken, slot)
+    tail = width_a + ref_cols[None, :]
+    slot = np.where(free_ref & ~takes, tail, slot)
+    return np.where(ref_valid, slot, width_a + width_r + ref_cols[None, :])
+
+
+def unordered_permutation(slot: IntArray) -> IntArray:
+    """Reference order for ``order = "none"``: steps sorted by their slot."""
+    return np.argsort(slot, axis=1, kind="stable")
+
+
+def partial_permutation(slot: IntArray, predecessors: Predecessors) -> IntArray:
+    """A topological order of one reference (Kahn's algorithm, smallest slot first)."""
+    n = len(predecessors)
+    waiting = [len(p) for p in predecessors]
+    successors: list[list[int]] = [[] for _ in range(n)]
+    for node, preds in enumerate(predecessors):
+        for pred in preds:
+            successors[pred].append(node)
+    ready = [(int(slot[i]), i) for i in range(n) if waiting[i] == 0]
+    heapq.heapify(ready)
+    order: list[int] = []
+    while ready:
+        _, node = heapq.heappop(ready)
+        order.append(node)
+        for nxt in successors[node]:
+            waiting[nxt] -= 1
+            if waiting[nxt] == 0:
+                heapq.heappush(ready, (int(slot[nxt]), nxt))
+    if len(order) != n:
+        raise ValueError("the 'after' edges of a reference path form a cycle")
+    perm = np.arange(slot.shape[0], dtype=np.int64)
+    perm[:n] = order
+    return perm
+
+
+def total_in_order(full_eq: BoolArray, executed: IntArray, agent_len: IntArray) -> BoolArray:
+    """Whether the first ``executed[b]`` reference steps are a subsequence of the agent path.
+
+    Greedy earliest embedding, which is optimal for any match relation.
+    """
+    batch, width_r, width_a = full_eq.shape
+    rows = np.arange(batch)
+    pointer = np.zeros(batch, dtype=np.int64)
+    for j in range(width_a):
+        current = np.minimum(pointer, width_r - 1)
+        advance = (pointer < executed) & full_eq[rows, current, j] & (j < agent_len)
+        pointer += advance
+    return pointer >= executed
+
+
+def partial_in_order(
+    full_eq: BoolArray, predecessors: Predecessors, slot: IntArray, executed: int
+) -> bool:
+    """Whether the executed reference steps can be placed after all their predecessors.
+
+    Steps are taken in a topological order (smallest slot first) and each gets the earliest
+    unused matching agent step after its predecessors' steps; a step whose predecessor was not
+    placed cannot be placed. In order when every executed step was placed.
+    """
+    n = len(predecessors)
+    order = partial_permutation(slot[:n], predecessors)[:n]
+    position = [-1] * n
+    used: set[int] = set()
+    placed = 0
+    for node in order:
+        preds = predecessors[node]
+        if any(position[p] < 0 for p in preds):
+            continue
+        earliest = max((position[p] for p in preds), default=-1) + 1
+        for j in np.flatnonzero(full_eq[node, earliest:]) + earliest:
+            if int(j) not in used:
+                position[node] = int(j)
+                used.add(int(j))
+                placed += 1
+                break
+    return placed >= executed

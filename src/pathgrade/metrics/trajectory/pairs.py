@@ -1,0 +1,170 @@
+"""Path metrics of (reference path, agent path) pairs, computed for a whole batch at once.
+
+Definitions (``R`` = reference length, ``A`` = agent length, ``N = max(R, A)``):
+
+- ``tool_accuracy`` = aligned pairs whose tool matches / N;
+- ``argument_accuracy`` = aligned pairs whose tool and arguments match / N;
+- ``step_order_accuracy`` = 1 - Levenshtein(reference tools, agent tools) / N;
+- ``path_efficiency`` = min(1, R / A); 1 when both are empty, 0 when only the agent's is;
+- all three accuracies are 1 when both paths are empty.
+- ``missing`` = reference steps that no agent step matches (tool and arguments) in an
+  optimal one-to-one matching that ignores order; ``extra`` = agent steps left unmatched.
+- An extra step is a ``unexpected_write`` when its tool is declared ``write``; otherwise it is
+  ``wasted`` when it repeats (same tool and arguments) an earlier agent step that did not fail
+  (a retry after an error is not waste); otherwise it is a plain extra step (no penalty, but
+  it lowers ``path_efficiency``).
+- ``tool_matches`` = size of the multiset intersection of reference and agent tools.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from pathgrade.metrics.trajectory.align import Alignment, align
+from pathgrade.metrics.trajectory.assignment import first_fit_matching, optimal_matching
+from pathgrade.metrics.trajectory.encode import PairBatch
+from pathgrade.metrics.trajectory.order import (
+    Predecessors,
+    linear_slots,
+    partial_in_order,
+    partial_permutation,
+    total_in_order,
+    unordered_permutation,
+)
+
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+BoolArray = npt.NDArray[np.bool_]
+
+ORDER_TOTAL = 0
+ORDER_PARTIAL = 1
+ORDER_NONE = 2
+
+STEP_MATCHED = 0
+STEP_EXTRA = 1
+STEP_WASTED = 2
+STEP_UNEXPECTED_WRITE = 3
+
+
+@dataclass(frozen=True)
+class PairScores:
+    """Per-pair metrics and the per-step diagnosis of a batch."""
+
+    tool_accuracy: FloatArray
+    argument_accuracy: FloatArray
+    step_order_accuracy: FloatArray
+    path_efficiency: FloatArray
+    tool_matches: IntArray
+    executed: IntArray
+    missing: IntArray
+    out_of_order: BoolArray
+    wasted: IntArray
+    unexpected_writes: IntArray
+    ref_missing: BoolArray  # (B, R): reference step never matched
+    agent_status: IntArray  # (B, A): STEP_* code
+    agent_partner: IntArray  # (B, A): matched reference index or -1
+    alignment: Alignment  # reference positions already mapped back to original indices
+
+
+def _safe_ratio(numerator: IntArray, denominator: IntArray, empty: float) -> FloatArray:
+    out = np.full(numerator.shape, empty, dtype=np.float64)
+    np.divide(numerator, denominator, out=out, where=denominator > 0)
+    return out
+
+
+def score_pairs(
+    batch: PairBatch,
+    order: IntArray,
+    predecessors: Sequence[Predecessors | None],
+    agent_error: BoolArray,
+    agent_write: BoolArray,
+) -> PairScores:
+    """Score every pair of ``batch``.
+
+    ``order`` holds an ``ORDER_*`` code per pair; ``predecessors[b]`` the ``after`` edges of
+    pair ``b``'s reference (as indices) when its order is partial. ``agent_error`` and
+    ``agent_write`` are ``(B, A)`` flags of the agent's steps.
+    """
+    ref_len, agent_len = batch.ref_len, batch.agent_len
+    n_pairs, width_r, width_a = batch.tool_eq.shape
+    agent_partner, ref_partner = optimal_matching(batch.full_eq, agent_len, batch.general)
+    executed = (ref_partner >= 0).sum(axis=1)
+    _, tool_ref_partner = first_fit_matching(batch.tool_eq, agent_len)
+    tool_matches = (tool_ref_partner >= 0).sum(axis=1)
+
+    # Reference order to align against: as given (total) or the closest linear extension.
+    perm = np.broadcast_to(np.arange(width_r), (n_pairs, width_r)).copy()
+    out_of_order = np.zeros(n_pairs, dtype=np.bool_)
+    unordered = order != ORDER_TOTAL
+    if unordered.any():
+        slot = linear_slots(batch.tool_eq, ref_partner, agent_partner, ref_len, agent_len)
+        perm[unordered] = unordered_permutation(slot[unordered])
+        for b in np.flatnonzero(order == ORDER_PARTIAL):
+            preds = predecessors[b] or ()
+            perm[b] = partial_permutation(slot[b], preds)
+            if len(preds) == int(ref_len[b]):
+                out_of_order[b] = not partial_in_order(
+                    batch.full_eq[b], preds, slot[b], int(executed[b])
+                )
+    total = order == ORDER_TOTAL
+    if total.any():
+        in_order = total_in_order(batch.full_eq[total], executed[total], agent_len[total])
+        out_of_order[total] = ~in_order
+    tool_eq = np.take_along_axis(batch.tool_eq, perm[:, :, None], axis=1)
+    full_eq = np.take_along_axis(batch.full_eq, perm[:, :, None], axis=1)
+    alignment = align(tool_eq, full_eq, ref_len, agent_len)
+    mapped = np.where(
+        alignment.ref_pos >= 0,
+        np.take_along_axis(perm, np.maximum(alignment.ref_pos, 0) % width_r, axis=1),
+        -1,
+    )
+    alignment = Alignment(
+        ops=alignment.ops,
+        ref_pos=mapped,
+        agent_pos=alignment.agent_pos,
+        full_op=alignment.full_op,
+        n_ops=alignment.n_ops,
+        distance=alignment.distance,
+        tool_pairs=alignment.tool_pairs,
+        full_pairs=alignment.full_pairs,
+    )
+
+    longest = np.maximum(ref_len, agent_len)
+    tool_accuracy = _safe_ratio(alignment.tool_pairs, longest, 1.0)
+    argument_accuracy = _safe_ratio(alignment.full_pairs, longest, 1.0)
+    step_order_accuracy = 1.0 - _safe_ratio(alignment.distance, longest, 0.0)
+    path_efficiency = np.minimum(1.0, _safe_ratio(ref_len, agent_len, 0.0))
+    path_efficiency[(ref_len == 0) & (agent_len == 0)] = 1.0
+
+    agent_cols = np.arange(width_a)
+    agent_valid = agent_cols[None, :] < agent_len[:, None]
+    extra = agent_valid & (agent_partner < 0)
+    ident = batch.agent_ident
+    earlier = agent_cols[None, :] < agent_cols[:, None]  # [j, j']: j' before j
+    same_before = (ident[:, :, None] == ident[:, None, :]) & earlier[None, :, :]
+    repeated = (same_before & ~agent_error[:, None, :]).any(axis=2)
+    status = np.full((n_pairs, width_a), STEP_MATCHED, dtype=np.int64)
+    status[extra] = STEP_EXTRA
+    status[extra & repeated] = STEP_WASTED
+    status[extra & agent_write] = STEP_UNEXPECTED_WRITE
+    ref_valid = np.arange(width_r)[None, :] < ref_len[:, None]
+    return PairScores(
+        tool_accuracy=tool_accuracy,
+        argument_accuracy=argument_accuracy,
+        step_order_accuracy=step_order_accuracy,
+        path_efficiency=path_efficiency,
+        tool_matches=tool_matches,
+        executed=executed,
+        missing=ref_len - executed,
+        out_of_order=out_of_order,
+        wasted=(status == STEP_WASTED).sum(axis=1),
+        unexpected_writes=(status == STEP_UNEXPECTED_WRITE).sum(axis=1),
+        ref_missing=ref_valid & (ref_partner < 0),
+        agent_status=status,
+        agent_partner=agent_partner,
+        alignment=alignment,
+    )

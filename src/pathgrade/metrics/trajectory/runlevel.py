@@ -1,0 +1,158 @@
+"""Run-level checks that do not depend on which reference path is used.
+
+- ``goal_success``: the run's ``success`` when the harness recorded it; else the answer
+  matched against the case's gold answers after normalisation (NFKC, case and whitespace
+  folding; numeric strings compared as numbers); else undefined (``nan``), never 0. A case
+  with gold answers and a run with no answer is a failure.
+- Budget: ``steps`` = number of steps; ``tokens``/``cost``/``latency_ms`` = the run's
+  ``usage`` value when given, else the sum over steps when any step has one, else unknown
+  (an unknown value never counts as over budget). Over budget means strictly greater.
+- ``recovery_rate``: of the steps that returned an error, the share followed by a retry (the
+  next step calls the same tool), a declared fallback tool (``fallbacks`` in the config), or
+  a clean stop (no further step). ``nan`` when no step failed.
+- Forbidden actions: a step whose tool is in ``forbidden_tools``, or that matches a
+  ``forbidden_actions`` entry: same tool and every argument the entry gives (an entry
+  without arguments forbids every call of the tool).
+- ``required_tool_coverage``: share of ``required_tools`` the agent called at least once;
+  ``nan`` when the case requires none.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from pathgrade.core.types import Budget, Case, Run, Step
+from pathgrade.metrics.trajectory.arguments import freeze, normalize_text
+
+NAN = math.nan
+
+
+def _answer_key(text: str) -> object:
+    try:
+        number = float(text)
+    except ValueError:
+        return normalize_text(text)
+    return number if math.isfinite(number) else normalize_text(text)
+
+
+def goal_success(run: Run, case: Case) -> float:
+    """1.0, 0.0, or ``nan`` when nothing says whether the goal was reached."""
+    if run.success is not None:
+        return 1.0 if run.success else 0.0
+    gold = case.gold_answers()
+    if not gold:
+        return NAN
+    if run.answer is None:
+        return 0.0
+    answer = _answer_key(run.answer)
+    return 1.0 if any(_answer_key(g) == answer for g in gold) else 0.0
+
+
+@dataclass(frozen=True)
+class UsageTotals:
+    """Effective totals of one run (``None`` = unknown)."""
+
+    steps: int
+    tokens: float | None
+    cost: float | None
+    latency_ms: float | None
+
+    def as_dict(self) -> dict[str, float | int | None]:
+        return {
+            "steps": self.steps,
+            "tokens": self.tokens,
+            "cost": self.cost,
+            "latency_ms": self.latency_ms,
+        }
+
+
+def _total(recorded: float | None, per_step: Sequence[float | None]) -> float | None:
+    if recorded is not None:
+        return recorded
+    known = [v for v in per_step if v is not None]
+    return float(sum(known)) if known else None
+
+
+def usage_totals(run: Run) -> UsageTotals:
+    usage = run.usage
+    steps = run.steps
+    return UsageTotals(
+        steps=len(steps),
+        tokens=_total(usage.tokens if usage else None, [s.tokens for s in steps]),
+        cost=_total(usage.cost if usage else None, [s.cost for s in steps]),
+        latency_ms=_total(usage.latency_ms if usage else None, [s.latency_ms for s in steps]),
+    )
+
+
+def budget_violations(totals: UsageTotals, budget: Budget | None) -> list[tuple[str, float, float]]:
+    """``(budget name, value, limit)`` for every budget the run exceeds."""
+    if budget is None:
+        return []
+    out: list[tuple[str, float, float]] = []
+    for name in ("steps", "tokens", "cost", "latency_ms"):
+        limit = getattr(budget, name)
+        value = getattr(totals, name)
+        if limit is not None and value is not None and value > limit:
+            out.append((name, float(value), float(limit)))
+    return out
+
+
+def unrecovered_errors(
+    steps: Sequence[Step], fallbacks: Mapping[str, Sequence[str]]
+) -> tuple[int, list[int]]:
+    """``(number of failed steps, indices of failed steps that were not recovered)``."""
+    failed = 0
+    unrecovered: list[int] = []
+    for index, step in enumerate(steps):
+        if not step.error:
+            continue
+        failed += 1
+        if index + 1 == len(steps):
+            continue  # clean stop
+        following = steps[index + 1].tool
+        if following == step.tool or following in fallbacks.get(step.tool, ()):
+            continue
+        unrecovered.append(index)
+    return failed, unrecovered
+
+
+def _forbids(entry: Step, step: Step) -> bool:
+    if entry.tool != step.tool:
+        return False
+    want, got = entry.arguments, step.arguments
+    if isinstance(want, dict) and isinstance(got, dict):
+        return all(k in got and freeze(v) == freeze(got[k]) for k, v in want.items())
+    if isinstance(want, list) and isinstance(got, list):
+        return len(got) >= len(want) and all(
+            freeze(w) == freeze(g) for w, g in zip(want, got, strict=False)
+        )
+    return not want
+
+
+def forbidden_steps(steps: Sequence[Step], case: Case) -> list[tuple[int, str]]:
+    """``(agent step index, reason)`` for every forbidden step."""
+    if not case.forbidden_tools and not case.forbidden_actions:
+        return []
+    banned = set(case.forbidden_tools)
+    out: list[tuple[int, str]] = []
+    for index, step in enumerate(steps):
+        if step.tool in banned:
+            out.append((index, f"tool {step.tool!r} is forbidden"))
+            continue
+        for entry in case.forbidden_actions:
+            if _forbids(entry, step):
+                out.append((index, f"matches forbidden action {entry}"))
+                break
+    return out
+
+
+def required_tool_coverage(steps: Sequence[Step], case: Case) -> tuple[float, list[str]]:
+    """``(coverage, required tools never called)``; coverage is ``nan`` with none required."""
+    required = list(dict.fromkeys(case.required_tools))
+    if not required:
+        return NAN, []
+    used = {s.tool for s in steps}
+    unused = [t for t in required if t not in used]
+    return (len(required) - len(unused)) / len(required), unused

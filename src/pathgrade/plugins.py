@@ -1,0 +1,38 @@
+"""Plug-in points, loaded lazily: argument matchers (e.g. semantic similarity).
+
+A plug-in argument matcher is a callable ``(reference_value, agent_value) -> bool``, named in
+the config as a field mode (``[matching.tools.search.fields.query] mode = "semantic"``). Add one
+with :func:`register_argument_matcher`, or from a package through the entry-point group
+``pathgrade.argument_matchers``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from importlib.metadata import entry_points
+from typing import Any
+
+ArgumentMatcher = Callable[[Any, Any], bool]
+ENTRY_POINT_GROUP = "pathgrade.argument_matchers"
+_registered: dict[str, ArgumentMatcher] = {}
+
+
+def register_argument_matcher(name: str, matcher: ArgumentMatcher) -> None:
+    """Make ``matcher`` available as the field mode ``name`` (a duplicate name is an error)."""
+    if name in _registered:
+        raise ValueError(f"argument matcher {name!r} is already registered")
+    _registered[name] = matcher
+
+
+def unregister_argument_matcher(name: str) -> None:
+    """Remove a matcher added with :func:`register_argument_matcher` (for tests)."""
+    _registered.pop(name, None)
+
+
+def argument_matchers() -> dict[str, ArgumentMatcher]:
+    """Registered matchers plus those of installed entry points (registered names win)."""
+    found: dict[str, ArgumentMatcher] = {}
+    for entry in entry_points(group=ENTRY_POINT_GROUP):
+        found[entry.name] = entry.load()
+    found.update(_registered)
+    return found
