@@ -1,0 +1,125 @@
+"""Tool schemas and argument validity (level 2 of the tool-call layer).
+
+A :class:`ToolSpec` is one tool's JSON Schema for its arguments plus a ``dangerous`` flag.
+Schemas are checked against their own metaschema (the ``$schema`` they declare, Draft 2020-12
+when they declare none) with :mod:`jsonschema`; arguments are then validated against them.
+Parsing a tools file lives in :mod:`pathgrade.io.tools`; nothing here reads files.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from jsonschema import Draft202012Validator, SchemaError, validators
+
+#: The schema of a tool that declares no ``parameters`` (OpenAI: a call without arguments).
+NO_PARAMETERS: Mapping[str, Any] = {"type": "object", "properties": {}}
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """One tool: its name, the JSON Schema of its arguments, and whether it is dangerous.
+
+    A dangerous tool (a write, refund, delete) has its false-positive rate reported on its own.
+    """
+
+    name: str
+    parameters: Mapping[str, Any] | bool = field(default_factory=lambda: dict(NO_PARAMETERS))
+    dangerous: bool = False
+    description: str | None = None
+
+    def __repr__(self) -> str:
+        flag = ", dangerous" if self.dangerous else ""
+        return f"ToolSpec({self.name!r}{flag})"
+
+
+@dataclass(frozen=True)
+class ToolSet:
+    """The tools known to a scoring run, by name."""
+
+    tools: Mapping[str, ToolSpec] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, specs: Iterable[ToolSpec]) -> ToolSet:
+        """Build a set from specs; a duplicate name is a :class:`ValueError`."""
+        tools: dict[str, ToolSpec] = {}
+        for spec in specs:
+            if spec.name in tools:
+                raise ValueError(f"tool {spec.name!r} is defined twice")
+            tools[spec.name] = spec
+        return cls(tools)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.tools
+
+    def __len__(self) -> int:
+        return len(self.tools)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.tools)
+
+    def get(self, name: str) -> ToolSpec | None:
+        return self.tools.get(name)
+
+    def dangerous(self) -> frozenset[str]:
+        """Names of the tools marked dangerous."""
+        return frozenset(name for name, spec in self.tools.items() if spec.dangerous)
+
+    def __repr__(self) -> str:
+        return f"ToolSet({sorted(self.tools)!r}, dangerous={sorted(self.dangerous())!r})"
+
+
+@dataclass(frozen=True)
+class SchemaViolation:
+    """One reason a call's arguments fail its schema: where (a JSON path) and why."""
+
+    path: str
+    message: str
+    validator: str
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.message}"
+
+
+def schema_problem(schema: Any) -> str | None:
+    """Why ``schema`` is not a valid JSON Schema (one line), or None when it is valid.
+
+    The metaschema is the one the schema names in ``$schema``, else Draft 2020-12.
+    """
+    if not isinstance(schema, dict | bool):
+        return f"a JSON Schema must be an object or a boolean, got {type(schema).__name__}"
+    cls = (
+        validators.validator_for(schema, default=Draft202012Validator)
+        if isinstance(schema, dict)
+        else Draft202012Validator
+    )
+    try:
+        cls.check_schema(schema)
+    except SchemaError as error:
+        where = error.json_path if hasattr(error, "json_path") else "$"
+        return f"{' '.join(str(error.message).split())} (at {where})"
+    return None
+
+
+def schema_violations(spec: ToolSpec, arguments: Any) -> list[SchemaViolation]:
+    """Every way ``arguments`` fails ``spec``'s schema, sorted by path (empty when valid).
+
+    The schema is assumed valid (:func:`schema_problem` returned None when it was loaded).
+    """
+    schema = spec.parameters
+    cls = (
+        validators.validator_for(schema, default=Draft202012Validator)
+        if isinstance(schema, dict)
+        else Draft202012Validator
+    )
+    found = [
+        SchemaViolation(
+            path=str(error.json_path),
+            message=" ".join(str(error.message).split()),
+            validator=str(error.validator),
+        )
+        for error in cls(schema).iter_errors(arguments)
+    ]
+    return sorted(found, key=lambda v: (v.path, v.message))
