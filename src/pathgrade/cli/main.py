@@ -27,30 +27,28 @@ def _register() -> None:
     from pathgrade.cli import score as _score
 
     app.command("score")(_score.score_command)
+    from pathgrade.cli import compare as _compare
+
+    app.command("compare")(_compare.compare_command)
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI; returns the exit code (2 for bad input, with a one-line message)."""
     _register()
     try:
-        app(args=argv, standalone_mode=False)
+        app(args=argv, prog_name="pathgrade")
     except InputError as error:
         print(f"pathgrade: error: {error}", file=sys.stderr)
         return 2
-    except typer.Exit as done:
-        return int(done.exit_code or 0)
-    except SystemExit as done:  # click's usage errors in non-standalone paths
-        return int(done.code or 0) if isinstance(done.code, int) else 2
-    except Exception as error:  # click.UsageError and friends
-        import click
-
-        if isinstance(error, click.exceptions.ClickException):
-            error.show()
-            return 2
-        if isinstance(error, click.exceptions.Abort):
-            return 1
-        raise
+    except SystemExit as done:  # typer/click end every command with SystemExit
+        code = done.code
+        return code if isinstance(code, int) else (0 if code is None else 2)
     return 0
+
+
+@app.callback()
+def _root() -> None:
+    """Evaluate LLM agents by the whole path: trajectory, retrieval, tools, answers."""
 
 
 if __name__ == "__main__":  # pragma: no cover

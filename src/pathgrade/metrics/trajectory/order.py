@@ -100,24 +100,29 @@ def partial_permutation(slot: IntArray, predecessors: Predecessors) -> IntArray:
     return perm
 
 
-def total_in_order(full_eq: BoolArray, executed: IntArray, agent_len: IntArray) -> BoolArray:
+def total_in_order(
+    full_eq: BoolArray, executed: IntArray, agent_len: IntArray
+) -> tuple[BoolArray, IntArray]:
     """Whether the first ``executed[b]`` reference steps are a subsequence of the agent path.
 
-    Greedy earliest embedding, which is optimal for any match relation.
+    Greedy earliest embedding, which is optimal for any match relation. Also returns the
+    embedding as ``agent_partner`` (reference index per agent step, or -1).
     """
     batch, width_r, width_a = full_eq.shape
     rows = np.arange(batch)
     pointer = np.zeros(batch, dtype=np.int64)
+    partner = np.full((batch, width_a), -1, dtype=np.int64)
     for j in range(width_a):
         current = np.minimum(pointer, width_r - 1)
         advance = (pointer < executed) & full_eq[rows, current, j] & (j < agent_len)
+        partner[advance, j] = pointer[advance]
         pointer += advance
-    return pointer >= executed
+    return pointer >= executed, partner
 
 
 def partial_in_order(
     full_eq: BoolArray, predecessors: Predecessors, slot: IntArray, executed: int
-) -> bool:
+) -> tuple[bool, list[int]]:
     """Whether the executed reference steps can be placed after all their predecessors.
 
     Steps are taken in a topological order (smallest slot first) and each gets the earliest
@@ -140,4 +145,4 @@ def partial_in_order(
                 used.add(int(j))
                 placed += 1
                 break
-    return placed >= executed
+    return placed >= executed, position

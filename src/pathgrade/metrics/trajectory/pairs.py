@@ -76,6 +76,15 @@ def _safe_ratio(numerator: IntArray, denominator: IntArray, empty: float) -> Flo
     return out
 
 
+def _use_embedding(agent_partner: IntArray, ref_partner: IntArray, position: list[int]) -> None:
+    agent_partner[:] = -1
+    ref_partner[:] = -1
+    for i, j in enumerate(position):
+        if j >= 0:
+            agent_partner[j] = i
+            ref_partner[i] = j
+
+
 def score_pairs(
     batch: PairBatch,
     order: IntArray,
@@ -107,13 +116,25 @@ def score_pairs(
             preds = predecessors[b] or ()
             perm[b] = partial_permutation(slot[b], preds)
             if len(preds) == int(ref_len[b]):
-                out_of_order[b] = not partial_in_order(
+                in_order, position = partial_in_order(
                     batch.full_eq[b], preds, slot[b], int(executed[b])
                 )
+                out_of_order[b] = not in_order
+                if in_order:  # explain extras by the order-respecting matching
+                    _use_embedding(agent_partner[b], ref_partner[b], position)
     total = order == ORDER_TOTAL
     if total.any():
-        in_order = total_in_order(batch.full_eq[total], executed[total], agent_len[total])
+        in_order, embedding = total_in_order(
+            batch.full_eq[total], executed[total], agent_len[total]
+        )
         out_of_order[total] = ~in_order
+        # Where an order-respecting matching exists, it labels the extra steps (it is as
+        # large as the unordered one): the premature call is the extra, not the later one.
+        rows = np.flatnonzero(total)[in_order]
+        agent_partner[rows] = embedding[in_order]
+        ref_partner[rows] = -1
+        hit_rows, hit_cols = np.nonzero(agent_partner[rows] >= 0)
+        ref_partner[rows[hit_rows], agent_partner[rows[hit_rows], hit_cols]] = hit_cols
     tool_eq = np.take_along_axis(batch.tool_eq, perm[:, :, None], axis=1)
     full_eq = np.take_along_axis(batch.full_eq, perm[:, :, None], axis=1)
     alignment = align(tool_eq, full_eq, ref_len, agent_len)

@@ -1,0 +1,124 @@
+"""``pathgrade compare BASELINE VARIANT``: paired baseline-vs-variant statistics per metric."""
+
+from __future__ import annotations
+
+import math
+import sys
+from enum import Enum
+from pathlib import Path
+from typing import Annotated
+
+import orjson
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from pathgrade.core.errors import InputError
+from pathgrade.io.results import read_results
+from pathgrade.stats.compare import Comparison, compare_records
+from pathgrade.stats.records import MissingMetricError
+
+
+class CIMethodOption(str, Enum):
+    percentile = "percentile"
+    bca = "bca"
+
+
+def _fmt(value: float | None, digits: int = 4) -> str:
+    if value is None or math.isnan(value):
+        return "-"
+    return f"{value:.{digits}g}" if abs(value) >= 1000 else f"{value:.{digits}f}"
+
+
+def _p(value: float) -> str:
+    if math.isnan(value):
+        return "-"
+    return f"{value:.2e}" if value < 1e-4 else f"{value:.4f}"
+
+
+def render_comparison(console: Console, result: Comparison, baseline: Path, variant: Path) -> None:
+    """The table for people: one row per metric, then unpaired cases and how to read it."""
+    level = round(result.confidence * 100)
+    table = Table(title=f"{baseline} -> {variant}: {result.paired_cases} paired cases")
+    for column in ("metric", "n", "baseline", "variant", "diff", f"{level}% CI", "test"):
+        table.add_column(column, justify="left" if column in ("metric", "test") else "right")
+    table.add_column("p (Holm)", justify="right")
+    table.add_column("verdict")
+    colours = {"improved": "green", "regressed": "red"}
+    for name, m in result.metrics.items():
+        verdict = m.verdict
+        colour = colours.get(verdict)
+        table.add_row(
+            name,
+            str(m.n) + (f" (+{m.undefined} undef.)" if m.undefined else ""),
+            _fmt(m.baseline),
+            _fmt(m.variant),
+            _fmt(m.diff),
+            f"[{_fmt(m.ci[0])}, {_fmt(m.ci[1])}]",
+            m.test or "-",
+            _p(m.p_holm),
+            f"[{colour}]{verdict}[/]" if colour else verdict,
+        )
+    console.print(table)
+    if result.unpaired:
+        only_base = sum(1 for u in result.unpaired if u["only_in"] == "baseline")
+        only_var = len(result.unpaired) - only_base
+        shown = ", ".join(u["case_id"] for u in result.unpaired[:10])
+        more = " ..." if len(result.unpaired) > 10 else ""
+        console.print(
+            f"unpaired cases (not compared): {only_base} only in baseline, {only_var} only in"
+            f" variant: {shown}{more}",
+            markup=False,
+        )
+    console.print(
+        f"diff = variant - baseline over paired cases; CI: paired bootstrap ({result.ci_method},"
+        f" {result.resamples} resamples, seed {result.seed}). An interval that spans 0 means"
+        " the data cannot tell the two apart.",
+        markup=False,
+    )
+
+
+def compare_command(
+    baseline: Annotated[Path, typer.Argument(help="Baseline results file (score --out).")],
+    variant: Annotated[Path, typer.Argument(help="Variant results file (score --out).")],
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print exactly one JSON document to stdout.")
+    ] = False,
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the bootstrap/permutation.")] = 0,
+    resamples: Annotated[
+        int, typer.Option("--resamples", min=1, help="Bootstrap and permutation resamples.")
+    ] = 10_000,
+    ci_method: Annotated[
+        CIMethodOption, typer.Option("--ci-method", help="Bootstrap interval method.")
+    ] = CIMethodOption.percentile,
+    confidence: Annotated[
+        float, typer.Option("--confidence", min=0.5, max=0.999, help="Interval level.")
+    ] = 0.95,
+    metric: Annotated[
+        list[str] | None,
+        typer.Option("--metric", "-m", help="Compare only this metric (repeatable)."),
+    ] = None,
+) -> None:
+    """Compare a variant with a baseline on the same cases, with paired statistics."""
+    base_records = read_results(baseline)
+    var_records = read_results(variant)
+    try:
+        result = compare_records(
+            base_records,
+            var_records,
+            metrics=metric or None,
+            resamples=resamples,
+            confidence=confidence,
+            ci_method="bca" if ci_method is CIMethodOption.bca else "percentile",
+            seed=seed,
+        )
+    except MissingMetricError as error:
+        side = variant if error.side == "variant" else baseline
+        raise InputError("metric is missing from the results", file=str(side), field=error.name)
+    except ValueError as error:
+        raise InputError(str(error), file=f"{baseline}, {variant}") from None
+    if as_json:
+        sys.stdout.buffer.write(orjson.dumps(result.to_dict(), option=orjson.OPT_INDENT_2))
+        sys.stdout.buffer.write(b"\n")
+        return
+    render_comparison(Console(), result, baseline, variant)

@@ -1,0 +1,76 @@
+"""``pathgrade score CASES RUNS``: score runs against reference paths and show why."""
+
+from __future__ import annotations
+
+import sys
+from collections import Counter
+from pathlib import Path
+from typing import Annotated, Any
+
+import orjson
+import typer
+from rich.console import Console
+
+from pathgrade.core.errors import InputError
+from pathgrade.core.results import ScoreResult
+from pathgrade.evaluate import score
+from pathgrade.io.cases import load_cases, load_runs
+from pathgrade.io.config import load_config
+from pathgrade.io.results import write_results
+from pathgrade.report.text import render_runs, render_summary
+
+
+def _defect_counts(result: ScoreResult) -> dict[str, int]:
+    counts: Counter[str] = Counter()
+    for run in result:
+        counts.update(d.kind for d in run.defects)
+    return dict(counts)
+
+
+def score_command(
+    cases: Annotated[Path, typer.Argument(help="Cases file (JSONL or JSON array).")],
+    runs: Annotated[Path, typer.Argument(help="Runs file (JSONL or JSON array).")],
+    config: Annotated[
+        Path | None, typer.Option("--config", help="pathgrade.toml or pyproject.toml.")
+    ] = None,
+    out: Annotated[
+        Path | None, typer.Option("--out", help="Write one result record per run (JSONL).")
+    ] = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print exactly one JSON document to stdout.")
+    ] = False,
+    skip_invalid: Annotated[
+        bool, typer.Option("--skip-invalid", help="Score the valid records; report the rest.")
+    ] = False,
+    limit: Annotated[int, typer.Option("--limit", help="Rows in the runs table.")] = 50,
+) -> None:
+    """Score each run's path against its case's reference paths."""
+    scoring = load_config(config)
+    loaded_cases = load_cases(cases, skip_invalid=skip_invalid)
+    by_id = {c.case_id: c for c in loaded_cases.items}
+    loaded_runs = load_runs(runs, by_id, skip_invalid=skip_invalid)
+    skipped = loaded_cases.skipped + loaded_runs.skipped
+    if not loaded_runs.items:
+        raise InputError("no valid runs to score", file=str(runs))
+    result = score(by_id, loaded_runs.items, scoring)
+    summary: dict[str, Any] = result.summary()
+    summary["defects"] = _defect_counts(result)
+    if skip_invalid:
+        summary["skipped"] = {"count": len(skipped), "reasons": [str(e) for e in skipped]}
+    if out is not None:
+        write_results(out, (r.to_dict() for r in result))
+    if as_json:
+        document = {"summary": summary, "results": [r.to_dict() for r in result]}
+        sys.stdout.buffer.write(orjson.dumps(document, option=orjson.OPT_INDENT_2))
+        sys.stdout.buffer.write(b"\n")
+    else:
+        console = Console()
+        render_runs(console, result, limit)
+        render_summary(console, summary)
+        if out is not None:
+            console.print(f"wrote {len(result)} results to {out}", markup=False)
+    if skipped:
+        err = Console(stderr=True)
+        err.print(f"skipped {len(skipped)} invalid record(s):", markup=False)
+        for error in skipped[:20]:
+            err.print(f"  {error}", markup=False)

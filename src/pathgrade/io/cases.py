@@ -1,0 +1,132 @@
+"""Load cases and runs files into the typed model, with errors that name file, line, field.
+
+With ``skip_invalid``, bad records are collected (as :class:`InputError`) and the valid ones
+are kept; without it the first bad record raises.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Generic, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from pathgrade.core.errors import InputError
+from pathgrade.core.types import Case, Run
+from pathgrade.io.records import iter_records
+
+Model = TypeVar("Model", bound=BaseModel)
+
+
+@dataclass
+class Loaded(Generic[Model]):
+    """Valid records (with their lines) and the errors of the skipped ones."""
+
+    items: list[Model] = field(default_factory=list)
+    lines: list[int] = field(default_factory=list)
+    skipped: list[InputError] = field(default_factory=list)
+
+
+def _field_path(loc: tuple[int | str, ...]) -> str:
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out += f".{part}" if out else str(part)
+    return out
+
+
+def validation_error(error: ValidationError, *, file: str, line: int) -> InputError:
+    """The first problem of a pydantic error as a one-line :class:`InputError`."""
+    first = error.errors()[0]
+    # Drop pydantic's internal tags (e.g. union branches such as 'str' or 'function-before').
+    loc = tuple(
+        p for p in first["loc"] if isinstance(p, int) or not (p in _UNION_TAGS or "[" in p)
+    )
+    message = first["msg"]
+    if first["type"] == "extra_forbidden":
+        message = "unknown field"
+    elif "input" in first and first["type"] not in ("missing",):
+        shown = repr(first["input"])
+        message += f" (got {shown[:60]}{'...' if len(shown) > 60 else ''})"
+    more = len(error.errors()) - 1
+    if more:
+        message += f" (+{more} more problem{'s' if more > 1 else ''})"
+    return InputError(message, file=file, line=line, field=_field_path(loc) or None)
+
+
+_UNION_TAGS = {"str", "list", "dict", "function-before", "function-after", "tuple", "none"}
+
+
+def _load(
+    path: str | Path,
+    model: type[Model],
+    *,
+    skip_invalid: bool,
+    check: Callable[[Model, int], None] | None = None,
+) -> Loaded[Model]:
+    name = str(path)
+    loaded: Loaded[Model] = Loaded()
+    for line, value in iter_records(path):
+        try:
+            if isinstance(value, InputError):
+                raise value
+            if not isinstance(value, dict):
+                raise InputError(
+                    f"expected a JSON object, got {type(value).__name__}", file=name, line=line
+                )
+            try:
+                item = model.model_validate(value)
+            except ValidationError as error:
+                raise validation_error(error, file=name, line=line) from None
+            if check is not None:
+                check(item, line)
+        except InputError as error:
+            if not skip_invalid:
+                raise
+            loaded.skipped.append(error)
+            continue
+        loaded.items.append(item)
+        loaded.lines.append(line)
+    if not loaded.items and not loaded.skipped:
+        raise InputError("file has no records", file=name)
+    return loaded
+
+
+def load_cases(path: str | Path, *, skip_invalid: bool = False) -> Loaded[Case]:
+    """Load a cases file; ``case_id`` must be unique."""
+    seen: dict[str, int] = {}
+    name = str(path)
+
+    def unique(case: Case, line: int) -> None:
+        if case.case_id in seen:
+            raise InputError(
+                f"duplicate case_id {case.case_id!r} (first on line {seen[case.case_id]})",
+                file=name,
+                line=line,
+                field="case_id",
+            )
+        seen[case.case_id] = line
+
+    return _load(path, Case, skip_invalid=skip_invalid, check=unique)
+
+
+def load_runs(
+    path: str | Path, cases: Mapping[str, Any] | None = None, *, skip_invalid: bool = False
+) -> Loaded[Run]:
+    """Load a runs file; with ``cases``, every run must name a known ``case_id``."""
+    name = str(path)
+
+    def known(run: Run, line: int) -> None:
+        if cases is not None and run.case_id not in cases:
+            raise InputError(
+                f"unknown case_id {run.case_id!r} (no such case in the cases file)",
+                file=name,
+                line=line,
+                field="case_id",
+            )
+
+    return _load(path, Run, skip_invalid=skip_invalid, check=known)

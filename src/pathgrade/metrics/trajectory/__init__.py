@@ -1,0 +1,1 @@
+"""The trajectory layer: path-level scoring against reference paths."""

@@ -1,0 +1,1 @@
+"""Rendering only (terminal tables, HTML): reads results, computes nothing new."""

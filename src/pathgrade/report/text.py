@@ -1,0 +1,75 @@
+"""Terminal rendering of trajectory scores with rich. Untrusted text is never markup."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from pathgrade.core.results import ScoreResult
+
+_RUN_COLUMNS = (
+    ("path_score", "path"),
+    ("composite", "comp"),
+    ("goal_success", "goal"),
+)
+
+
+def _cell(value: Any) -> Text:
+    if value is None:
+        return Text("-", style="dim")
+    if isinstance(value, bool):
+        return Text("yes" if value else "no", style="green" if value else "red")
+    if isinstance(value, float):
+        return Text(f"{value:.3g}" if abs(value) >= 10 else f"{value:.3f}")
+    return Text(str(value))
+
+
+def render_runs(console: Console, result: ScoreResult, limit: int) -> None:
+    """One row per run (up to ``limit``): identity, headline scores, defects."""
+    table = Table(title="Runs", show_lines=False)
+    table.add_column("case / run", overflow="fold", ratio=2)
+    for header in ("trial", "ref"):
+        table.add_column(header, justify="right")
+    for _, header in _RUN_COLUMNS:
+        table.add_column(header, justify="right")
+    table.add_column("defects", overflow="fold", ratio=3)
+    for index in range(min(limit, len(result))):
+        run = result[index]
+        defects = "\n".join(
+            f"{d.kind} -{d.penalty:g}" if d.penalty else d.kind for d in run.defects
+        )
+        table.add_row(
+            Text(run.case_id + (f" / {run.run_id}" if run.run_id else "")),
+            Text(str(run.trial)),
+            _cell(run.reference_index),
+            *(_cell(run.metrics.get(name)) for name, _ in _RUN_COLUMNS),
+            Text(defects or "-"),
+        )
+    console.print(table)
+    if len(result) > limit:
+        console.print(
+            Text(f"... {len(result) - limit} more runs (use --json or --out for all)", "dim")
+        )
+
+
+def render_summary(console: Console, summary: Mapping[str, Any]) -> None:
+    """Mean of each metric, with the number of runs that left it undefined."""
+    table = Table(title=f"Summary over {summary.get('runs', 0)} runs")
+    table.add_column("metric")
+    table.add_column("mean", justify="right")
+    table.add_column("undefined", justify="right")
+    undefined = summary.get("undefined", {})
+    for name, value in summary.items():
+        if name in ("runs", "undefined") or isinstance(value, dict | list):
+            continue
+        table.add_row(Text(name), _cell(value), Text(str(undefined.get(name, 0))))
+    console.print(table)
+    defects = summary.get("defects")
+    if defects:
+        console.print(
+            Text("defects: " + ", ".join(f"{k} {v}" for k, v in sorted(defects.items())))
+        )
