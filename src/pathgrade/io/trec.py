@@ -1,0 +1,238 @@
+"""Read TREC qrels and runs (or their JSONL equivalents) into plain mappings.
+
+TREC qrels: ``qid iter docno rel`` per line. TREC run: ``qid Q0 docno rank score [run_id ...]``
+(columns after the sixth are ignored, as trec_eval does; the rank column is ignored in favour
+of the score). Blank lines and lines whose first non-blank character is ``#`` are comments; a
+``#`` inside a field (MS MARCO v2.1 segment ids) is data.
+
+JSONL (the file's first non-blank, non-comment character is ``{``):
+
+* qrels: ``{"query_id": "q1", "doc_id": "d1", "relevance": 2}`` per judgment, or
+  ``{"query_id": "q1", "gold": ["d1", "d2"]}`` / ``{"query_id": "q1", "gold": {"d1": 2}}``;
+* runs: ``{"query_id": "q1", "doc_id": "d1", "score": 3.2}`` per result, or
+  ``{"query_id": "q1", "retrieved": ["d1", "d2"]}`` (rank order; scores are assigned as
+  ``n - position``) or ``[{"id": "d1", "score": 3.2}, ...]``.
+
+Every error is an :class:`~pathgrade.core.errors.InputError` naming the file and line.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import orjson
+
+from pathgrade.core.errors import InputError
+
+DuplicatePolicy = Literal["first", "error"]
+
+
+@dataclass(frozen=True)
+class RunFile:
+    """A run as read: ``{query: {doc: score}}`` plus what reading noticed."""
+
+    run: dict[str, dict[str, float]]
+    duplicates: int = 0
+    run_ids: tuple[str, ...] = field(default=())
+
+
+def _lines(path: str | Path) -> Iterator[tuple[int, str]]:
+    name = str(path)
+    try:
+        handle = open(path, encoding="utf-8")  # noqa: SIM115 - closed by the with below
+    except OSError as error:
+        raise InputError(f"cannot read: {error.strerror}", file=name) from None
+    with handle:
+        try:
+            for number, line in enumerate(handle, start=1):
+                text = line.strip()
+                if text and not text.startswith("#"):
+                    yield number, text
+        except UnicodeDecodeError as error:
+            raise InputError(f"not UTF-8 text ({error.reason})", file=name) from None
+
+
+def _is_jsonl(path: str | Path) -> bool:
+    for _, text in _lines(path):
+        return text.startswith("{")
+    return False
+
+
+def _number(text: object, what: str, name: str, line: int) -> float:
+    if isinstance(text, bool) or not isinstance(text, str | int | float):
+        raise InputError(f"{what} must be a number, got {text!r}", file=name, line=line)
+    try:
+        value = float(text)
+    except ValueError:
+        raise InputError(f"{what} must be a number, got {text!r}", file=name, line=line) from None
+    if math.isnan(value):
+        raise InputError(f"{what} must be a number, got {text!r}", file=name, line=line)
+    return value
+
+
+def read_qrels(path: str | Path) -> dict[str, dict[str, float]]:
+    """Read qrels into ``{query: {doc: gain}}``; a repeated (query, doc) is an error."""
+    name = str(path)
+    qrels: dict[str, dict[str, float]] = {}
+
+    def add(query: str, doc: str, gain: float, line: int) -> None:
+        judged = qrels.setdefault(query, {})
+        if doc in judged:
+            raise InputError(
+                f"duplicate judgment for query {query!r}, document {doc!r}", file=name, line=line
+            )
+        judged[doc] = gain
+
+    if _is_jsonl(path):
+        for line, record in _records(path):
+            query = _string(record, "query_id", name, line)
+            if "gold" in record:
+                gold = record["gold"]
+                if isinstance(gold, dict):
+                    for doc, gain in gold.items():
+                        add(query, doc, _number(gain, f"gain of {doc!r}", name, line), line)
+                elif isinstance(gold, list) and all(isinstance(d, str) for d in gold):
+                    for doc in gold:
+                        add(query, doc, 1.0, line)
+                else:
+                    raise InputError(
+                        "'gold' must be a list of ids or {id: gain}",
+                        file=name,
+                        line=line,
+                        field="gold",
+                    )
+            else:
+                doc = _string(record, "doc_id", name, line)
+                add(query, doc, _number(record.get("relevance"), "relevance", name, line), line)
+        return qrels
+    for line, text in _lines(path):
+        fields = text.split()
+        if len(fields) != 4:
+            raise InputError(
+                f"expected 4 columns 'qid iter docno rel', got {len(fields)}: {text[:80]!r}",
+                file=name,
+                line=line,
+            )
+        add(fields[0], fields[2], _number(fields[3], "relevance", name, line), line)
+    return qrels
+
+
+def read_run(path: str | Path, *, duplicates: DuplicatePolicy = "first") -> RunFile:
+    """Read a run into ``{query: {doc: score}}``.
+
+    A document listed twice for a query keeps its first occurrence in rank order (the higher
+    score; on equal scores, the earlier line) and is counted in ``RunFile.duplicates``;
+    ``duplicates="error"`` makes it an error naming the line.
+    """
+    name = str(path)
+    run: dict[str, dict[str, float]] = {}
+    run_ids: dict[str, None] = {}
+    dupes = 0
+
+    def add(query: str, doc: str, score: float, line: int) -> None:
+        nonlocal dupes
+        ranked = run.setdefault(query, {})
+        previous = ranked.get(doc)
+        if previous is None:
+            ranked[doc] = score
+            return
+        if duplicates == "error":
+            raise InputError(
+                f"document {doc!r} listed twice for query {query!r}", file=name, line=line
+            )
+        dupes += 1
+        ranked[doc] = max(previous, score)
+
+    if _is_jsonl(path):
+        for line, record in _records(path):
+            query = _string(record, "query_id", name, line)
+            if "retrieved" in record:
+                items = record["retrieved"]
+                if not isinstance(items, list):
+                    raise InputError(
+                        "'retrieved' must be a list", file=name, line=line, field="retrieved"
+                    )
+                for position, item in enumerate(items):
+                    doc, score = _retrieved(item, len(items) - position, name, line)
+                    add(query, doc, score, line)
+            else:
+                doc = _string(record, "doc_id", name, line)
+                add(query, doc, _number(record.get("score"), "score", name, line), line)
+            if isinstance(record.get("run_id"), str):
+                run_ids[record["run_id"]] = None
+        return RunFile(run, dupes, tuple(run_ids))
+    for line, text in _lines(path):
+        fields = text.split()
+        if len(fields) < 5:
+            raise InputError(
+                f"expected 'qid Q0 docno rank score [run_id]', got {len(fields)} columns: "
+                f"{text[:80]!r}",
+                file=name,
+                line=line,
+            )
+        add(fields[0], fields[2], _number(fields[4], "score", name, line), line)
+        if len(fields) > 5:
+            run_ids[fields[5]] = None
+    return RunFile(run, dupes, tuple(run_ids))
+
+
+def read_parent_map(path: str | Path) -> dict[str, str]:
+    """Read ``chunk_id parent_id`` lines (whitespace separated, ``#`` comments)."""
+    name = str(path)
+    parents: dict[str, str] = {}
+    for line, text in _lines(path):
+        fields = text.split()
+        if len(fields) != 2:
+            raise InputError(
+                f"expected 2 columns 'chunk_id parent_id', got {len(fields)}", file=name, line=line
+            )
+        chunk, parent = fields
+        if parents.get(chunk, parent) != parent:
+            raise InputError(
+                f"chunk {chunk!r} has two parents: {parents[chunk]!r} and {parent!r}",
+                file=name,
+                line=line,
+            )
+        parents[chunk] = parent
+    return parents
+
+
+def _records(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    name = str(path)
+    for line, text in _lines(path):
+        try:
+            record = orjson.loads(text)
+        except orjson.JSONDecodeError as error:
+            raise InputError(f"invalid JSON: {error}", file=name, line=line) from None
+        if not isinstance(record, dict):
+            raise InputError("each line must be a JSON object", file=name, line=line)
+        yield line, record
+
+
+def _string(record: dict[str, Any], key: str, name: str, line: int) -> str:
+    value = record.get(key)
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        value = str(value)
+    if not isinstance(value, str) or not value:
+        raise InputError(
+            f"expected a non-empty string, got {value!r}", file=name, line=line, field=key
+        )
+    return value
+
+
+def _retrieved(item: object, default: float, name: str, line: int) -> tuple[str, float]:
+    if isinstance(item, str):
+        return item, float(default)
+    if isinstance(item, dict) and isinstance(item.get("id"), str):
+        score = item.get("score")
+        return item["id"], float(default) if score is None else _number(score, "score", name, line)
+    raise InputError(
+        f"a retrieved item must be an id or {{id, score}}, got {item!r}",
+        file=name,
+        line=line,
+        field="retrieved",
+    )

@@ -1,0 +1,1 @@
+"""Pure metric kernels by layer (trajectory, retrieval, tool, answer), specs and registry."""

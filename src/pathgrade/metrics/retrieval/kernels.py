@@ -1,0 +1,199 @@
+"""Vectorised per-query kernels over a :class:`~pathgrade.metrics.retrieval.batch.RankedBatch`.
+
+Notation for one query: ``g_i`` the gold gain of the document at rank ``i`` (1-based; 0 when the
+document is not in the gold), ``rel_i = [g_i >= t]`` with threshold ``t`` (parameter ``rel``,
+default 1), ``G = {d : gain(d) >= t}`` the gold set, ``N`` the number of documents retrieved,
+``K`` the cut-off (the whole ranking when absent) and ``hits@K = sum_{i<=K} rel_i``.
+
+==============  ==========================================================  ==================
+metric          value                                                       trec_eval
+==============  ==========================================================  ==================
+precision@K     hits@K / K  (without K: hits / N, 0 when N = 0)             P_K (set_P)
+recall@K        hits@K / |G|                                                recall_K
+hit_rate@K      [hits@K > 0]                                                success_K
+mrr@K           1 / (first i <= K with rel_i), else 0                       recip_rank (no K)
+ap@K            sum_{i<=K} rel_i * hits@i / i  /  D, D = min(|G|, K)        map_cut_K when
+                (``denominator=min``, default) or |G| (``denominator=gold``)  denominator=gold
+map             sum_i rel_i * hits@i / i / |G|                              map
+dcg@K           sum_{i<=K} gain(g_i) / log2(i + 1), gain(g) = 2^g - 1       ndcg_cut_K's DCG
+                (``gain=exp``, default) or g (``gain=linear``); g <= 0 -> 0   (linear)
+ndcg@K          dcg@K / ideal dcg@K (gold gains sorted decreasing)          ndcg_cut_K, ndcg
+                                                                            (gain=linear)
+num_rel         |G|                                                         num_rel
+num_rel_ret@K   hits@K                                                      num_rel_ret
+num_ret@K       min(N, K)                                                   num_ret
+==============  ==========================================================  ==================
+
+DCG uses every positive gain whatever ``rel`` is, as trec_eval does with ``-l`` (ranx drops
+gains below the level). A query has *no gold* when ``|G| = 0`` (binary metrics) or when it has
+no positive gain (``dcg``, ``ndcg``); its value then follows ``no_gold``: ``skip`` (``nan``,
+excluded from means and counted), ``zero``, ``unanswerable`` (1 when nothing is retrieved within
+K, else 0) or ``error``. The count metrics (``num_*``) are always defined.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from pathgrade.core.errors import InputError
+from pathgrade.metrics.registry import MetricInfo, info
+from pathgrade.metrics.retrieval.batch import BoolArray, FloatArray, IntArray, RankedBatch
+from pathgrade.metrics.spec import MetricSpec
+
+_COUNTS = frozenset({"num_rel", "num_rel_ret", "num_ret"})
+_GRADED = frozenset({"dcg", "ndcg"})
+
+
+class _Binary:
+    """Prefix arrays for one relevance threshold: hits@i, AP partial sums, first hit, |G|."""
+
+    def __init__(self, batch: RankedBatch, threshold: float) -> None:
+        with np.errstate(invalid="ignore"):
+            rel = batch.gains >= threshold  # nan (not in gold, padding) -> False
+            self.num_rel: IntArray = (batch.gold >= threshold).sum(axis=1)
+        self.hits: IntArray = np.cumsum(rel, axis=1, dtype=np.int64)
+        ranks = np.arange(1, rel.shape[1] + 1, dtype=np.float64)
+        self.ap_sum: FloatArray = np.cumsum(np.where(rel, self.hits / ranks, 0.0), axis=1)
+        any_rel = rel.any(axis=1)
+        self.first: IntArray = np.where(any_rel, rel.argmax(axis=1), rel.shape[1])
+
+
+class _Graded:
+    """Prefix sums of DCG and of the ideal DCG for one gain function."""
+
+    def __init__(self, batch: RankedBatch, gain: str) -> None:
+        self.dcg = np.cumsum(_discounted(batch.gains, gain), axis=1)
+        self.ideal = np.cumsum(_discounted(batch.gold, gain), axis=1)
+        self.has_gold: BoolArray = self.ideal[:, -1] > 0
+
+
+def _discounted(gains: FloatArray, gain: str) -> FloatArray:
+    with np.errstate(invalid="ignore"):
+        positive = np.where(gains > 0, gains, 0.0)  # nan, 0 and negative gains give nothing
+    values = np.exp2(positive) - 1.0 if gain == "exp" else positive
+    discount = 1.0 / np.log2(np.arange(2, gains.shape[1] + 2, dtype=np.float64))
+    return values * discount
+
+
+class Prefixes:
+    """Caches the prefix arrays a set of specs needs, so each is computed once per batch."""
+
+    def __init__(self, batch: RankedBatch) -> None:
+        self.batch = batch
+        self._binary: dict[float, _Binary] = {}
+        self._graded: dict[str, _Graded] = {}
+
+    def binary(self, threshold: float) -> _Binary:
+        if threshold not in self._binary:
+            self._binary[threshold] = _Binary(self.batch, threshold)
+        return self._binary[threshold]
+
+    def graded(self, gain: str) -> _Graded:
+        if gain not in self._graded:
+            self._graded[gain] = _Graded(self.batch, gain)
+        return self._graded[gain]
+
+
+def _col(matrix: FloatArray | IntArray, k: int | None) -> FloatArray:
+    """Column ``min(k, width) - 1`` (the value at cut-off k), as float."""
+    width = matrix.shape[1]
+    j = width - 1 if k is None else min(k, width) - 1
+    return matrix[:, j].astype(np.float64)
+
+
+def no_gold_policy(row: MetricInfo, spec: MetricSpec) -> str:
+    """``no_gold`` if given, else the generic ``undefined`` (nan -> skip)."""
+    if "no_gold" in spec.param_dict:
+        return row.value(spec, "no_gold")
+    return {"nan": "skip", "zero": "zero", "error": "error"}[spec.undefined]
+
+
+def compute(spec: MetricSpec, prefixes: Prefixes) -> tuple[FloatArray, BoolArray]:
+    """Per-query values of ``spec`` and the mask of queries with gold (``defined``).
+
+    Values of queries without gold already follow the spec's ``no_gold`` policy
+    (``nan`` for ``skip``).
+    """
+    row = info(spec.name)
+    name, k, batch = row.name, spec.k, prefixes.batch
+    n_ret_k = batch.n_ret if k is None else np.minimum(batch.n_ret, k)
+    if name in _GRADED:
+        graded = prefixes.graded(row.value(spec, "gain"))
+        has_gold = graded.has_gold
+        dcg = _col(graded.dcg, k)
+        if name == "dcg":
+            values = dcg
+        else:
+            ideal = _col(graded.ideal, k)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                values = np.where(ideal > 0, dcg / ideal, 0.0)
+    else:
+        binary = prefixes.binary(float(row.value(spec, "rel")) if name != "num_ret" else 1.0)
+        num_rel = binary.num_rel.astype(np.float64)
+        has_gold = binary.num_rel > 0
+        hits = _col(binary.hits, k)
+        safe_rel = np.maximum(num_rel, 1.0)
+        if name == "precision":
+            values = hits / k if k is not None else hits / np.maximum(batch.n_ret, 1)
+        elif name == "recall":
+            values = hits / safe_rel
+        elif name == "hit_rate":
+            values = (hits > 0).astype(np.float64)
+        elif name == "mrr":
+            limit = binary.hits.shape[1] if k is None else min(k, binary.hits.shape[1])
+            values = np.where(binary.first < limit, 1.0 / (binary.first + 1.0), 0.0)
+        elif name in ("ap", "map"):
+            gold_denominator = name == "map" or row.value(spec, "denominator") == "gold"
+            denom = safe_rel if gold_denominator or k is None else np.minimum(safe_rel, k)
+            values = _col(binary.ap_sum, k) / denom
+        elif name == "num_rel":
+            values = num_rel
+        elif name == "num_rel_ret":
+            values = hits
+        elif name == "num_ret":
+            values = n_ret_k.astype(np.float64)
+        else:  # pragma: no cover - the registry only lists the names above
+            raise InputError(f"metric {name!r} is not a retrieval metric", field="metric")
+    if name in _COUNTS:
+        return values, np.ones(values.shape, np.bool_)
+    policy = no_gold_policy(row, spec)
+    if not has_gold.all():
+        if policy == "error":
+            missing = [q for q, ok in zip(batch.query_ids, has_gold, strict=True) if not ok]
+            raise InputError(
+                f"metric {spec}: {len(missing)} queries have no gold (first: {missing[0]!r}); "
+                "use no_gold=skip, zero or unanswerable"
+            )
+        fill = {
+            "skip": np.full(values.shape, np.nan),
+            "zero": np.zeros(values.shape),
+            "unanswerable": (n_ret_k == 0).astype(np.float64),
+        }[policy]
+        values = np.where(has_gold, values, fill)
+    return values, has_gold
+
+
+def micro(spec: MetricSpec, prefixes: Prefixes, mask: BoolArray) -> float | None:
+    """The pooled ratio over the queries in ``mask``, where one is defined; else ``None``.
+
+    precision: sum hits / sum K (sum N without K); recall: sum hits / sum |G|; hit_rate:
+    queries with a hit / queries; counts: sums. Other metrics have no pooled form.
+    """
+    row = info(spec.name)
+    name, k, batch = row.name, spec.k, prefixes.batch
+    if name in _GRADED or name in ("mrr", "ap", "map"):
+        return None
+    binary = prefixes.binary(float(row.value(spec, "rel")) if name != "num_ret" else 1.0)
+    hits = _col(binary.hits, k)[mask]
+    n_ret = (batch.n_ret if k is None else np.minimum(batch.n_ret, k))[mask]
+    if name == "precision":
+        denominator = float(k * mask.sum()) if k is not None else float(n_ret.sum())
+        numerator = float(hits.sum())
+    elif name == "recall":
+        denominator, numerator = float(binary.num_rel[mask].sum()), float(hits.sum())
+    elif name == "hit_rate":
+        denominator, numerator = float(mask.sum()), float((hits > 0).sum())
+    else:
+        sums = {"num_rel": binary.num_rel[mask], "num_rel_ret": hits, "num_ret": n_ret}
+        return float(sums[name].sum())
+    return numerator / denominator if denominator > 0 else None
