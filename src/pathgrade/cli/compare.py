@@ -24,10 +24,10 @@ class CIMethodOption(str, Enum):
     bca = "bca"
 
 
-def _fmt(value: float | None, digits: int = 4) -> str:
+def _fmt(value: float | None) -> str:
     if value is None or math.isnan(value):
         return "-"
-    return f"{value:.{digits}g}" if abs(value) >= 1000 else f"{value:.{digits}f}"
+    return f"{value:.4g}"
 
 
 def _p(value: float) -> str:
@@ -40,10 +40,12 @@ def render_comparison(console: Console, result: Comparison, baseline: Path, vari
     """The table for people: one row per metric, then unpaired cases and how to read it."""
     level = round(result.confidence * 100)
     table = Table(title=f"{baseline} -> {variant}: {result.paired_cases} paired cases")
-    for column in ("metric", "n", "baseline", "variant", "diff", f"{level}% CI", "test"):
-        table.add_column(column, justify="left" if column in ("metric", "test") else "right")
+    table.add_column("metric", no_wrap=True)
+    for column in ("n", "baseline", "variant", "diff", f"{level}% CI"):
+        table.add_column(column, justify="right")
+    table.add_column("test")
     table.add_column("p (Holm)", justify="right")
-    table.add_column("verdict")
+    table.add_column("verdict", no_wrap=True)
     colours = {"improved": "green", "regressed": "red"}
     for name, m in result.metrics.items():
         verdict = m.verdict
@@ -121,4 +123,7 @@ def compare_command(
         sys.stdout.buffer.write(orjson.dumps(result.to_dict(), option=orjson.OPT_INDENT_2))
         sys.stdout.buffer.write(b"\n")
         return
-    render_comparison(Console(), result, baseline, variant)
+    console = Console()
+    if not console.is_terminal:  # piped to a file or CI log: do not squeeze into 80 columns
+        console = Console(width=160)
+    render_comparison(console, result, baseline, variant)
