@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import sys
-from enum import Enum
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
@@ -19,7 +19,7 @@ from pathgrade.stats.compare import Comparison, compare_records
 from pathgrade.stats.records import MissingMetricError
 
 
-class CIMethodOption(str, Enum):
+class CIMethodOption(StrEnum):
     percentile = "percentile"
     bca = "bca"
 
@@ -116,7 +116,9 @@ def compare_command(
         )
     except MissingMetricError as error:
         side = variant if error.side == "variant" else baseline
-        raise InputError("metric is missing from the results", file=str(side), field=error.name)
+        raise InputError(
+            "metric is missing from the results", file=str(side), field=error.name
+        ) from None
     except ValueError as error:
         raise InputError(str(error), file=f"{baseline}, {variant}") from None
     if as_json:
