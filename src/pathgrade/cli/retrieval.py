@@ -1,0 +1,103 @@
+"""``pathgrade retrieval QRELS RUN``: retrieval metrics of a run against qrels (TREC or JSONL)."""
+
+from __future__ import annotations
+
+import math
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import orjson
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from pathgrade.io.trec import read_parent_map, read_qrels, read_run
+from pathgrade.metrics.retrieval import RetrievalResult, evaluate
+
+DEFAULT_METRICS = ("ndcg@10", "map", "mrr", "precision@10", "recall@10", "hit_rate@10")
+
+
+def _fmt(value: float | None) -> str:
+    return "-" if value is None or math.isnan(value) else f"{value:.4f}"
+
+
+def _render(console: Console, result: RetrievalResult, per_query: bool) -> None:
+    if per_query:
+        table = Table(title="per query", show_lines=False)
+        table.add_column("query")
+        for metric in result:
+            table.add_column(metric.name, justify="right")
+        for qid, row in result.per_query().items():
+            table.add_row(qid, *(_fmt(v) for v in row.values()))
+        console.print(table)
+    summary = Table(title=f"retrieval: {len(result.query_ids)} queries")
+    for column in ("metric", "macro", "micro", "scored", "no gold", "skipped"):
+        summary.add_column(column, justify="left" if column == "metric" else "right")
+    for metric in result:
+        summary.add_row(
+            metric.name,
+            _fmt(metric.mean),
+            _fmt(metric.micro),
+            str(metric.scored),
+            str(metric.no_gold),
+            str(metric.skipped),
+        )
+    console.print(summary)
+    notes = [
+        f"missing in run (scored 0): {len(result.missing_in_run)}",
+        f"run queries not in qrels (ignored): {len(result.not_in_gold)}",
+        f"duplicate documents removed: {result.duplicates_removed}",
+    ]
+    console.print("; ".join(notes), markup=False)
+
+
+def retrieval_command(
+    qrels: Annotated[Path, typer.Argument(help="Qrels: TREC 'qid iter doc rel' or JSONL.")],
+    run: Annotated[Path, typer.Argument(help="Run: TREC 'qid Q0 doc rank score tag' or JSONL.")],
+    metric: Annotated[
+        list[str] | None,
+        typer.Option(
+            "-m",
+            "--metric",
+            help="Metric spec, repeatable: ndcg@10, map, ap@5(denominator=gold), ...",
+        ),
+    ] = None,
+    per_query: Annotated[
+        bool, typer.Option("--per-query", help="Also show one row per query.")
+    ] = False,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print exactly one JSON document to stdout.")
+    ] = False,
+    parent_map: Annotated[
+        Path | None,
+        typer.Option("--parent-map", help="'chunk_id parent_id' lines: count parents once."),
+    ] = None,
+) -> None:
+    """Retrieval metrics of RUN against QRELS, trec_eval-compatible (see docs/retrieval.md)."""
+    specs = list(metric) if metric else list(DEFAULT_METRICS)
+    gold = read_qrels(qrels)
+    run_file = read_run(run)
+    parents = read_parent_map(parent_map) if parent_map is not None else None
+    # Duplicates in the run file were resolved when reading (first occurrence in rank order).
+    result = evaluate(gold, run_file.run, specs, parent_of=parents)
+    duplicates = run_file.duplicates + result.duplicates_removed
+    if as_json:
+        document: dict[str, Any] = result.to_dict()
+        document["duplicates_removed"] = duplicates
+        document["options"] = {
+            "ties": "score descending, then doc id descending (trec_eval)",
+            "duplicates": "first occurrence kept",
+            "parent_map": None if parent_map is None else str(parent_map),
+            "missing_in_run": "scored 0 and counted (trec_eval -c)",
+        }
+        sys.stdout.buffer.write(orjson.dumps(document, option=orjson.OPT_INDENT_2))
+        sys.stdout.buffer.write(b"\n")
+        return
+    console = Console()
+    _render(console, result, per_query)
+    if run_file.duplicates:
+        console.print(
+            f"{run_file.duplicates} duplicate (query, doc) lines in {run}: first kept",
+            markup=False,
+        )
