@@ -10,7 +10,6 @@ from pathgrade.core.errors import InputError
 from pathgrade.core.types import Budget, Case, Run, Step, Usage
 from pathgrade.evaluate import score
 
-
 __all__ = [
     "Budget",
     "Case",
@@ -21,5 +20,4 @@ __all__ = [
     "Usage",
     "__version__",
     "score",
-
 ]

@@ -23,9 +23,7 @@ def _case_map(cases: Iterable[Case] | Mapping[str, Case]) -> dict[str, Case]:
     out: dict[str, Case] = {}
     for position, case in enumerate(cases):
         if case.case_id in out:
-            raise InputError(
-                f"case {position} repeats case_id {case.case_id!r}", field="case_id"
-            )
+            raise InputError(f"case {position} repeats case_id {case.case_id!r}", field="case_id")
         out[case.case_id] = case
     return out
 

@@ -30,6 +30,9 @@ def _register() -> None:
     from pathgrade.cli import compare as _compare
 
     app.command("compare")(_compare.compare_command)
+    from pathgrade.cli import gate as _gate
+
+    app.command("gate")(_gate.gate_command)
     from pathgrade.cli import retrieval as _retrieval
 
     app.command("retrieval")(_retrieval.retrieval_command)

@@ -6,7 +6,7 @@ data goes in ``metadata``.
 
 A step may be written as the string shorthand ``"tool:arg"``: ``"refund:A17"`` is tool
 ``refund`` with the single positional argument ``"A17"`` (``arguments == ["A17"]``), and a
-string without a colon is a call with no arguments.
+string without a colon is a call with no arguments (``{}``; ``null`` and ``[]`` mean the same).
 """
 
 from __future__ import annotations
@@ -51,7 +51,8 @@ class Step(_Strict):
     @field_validator("arguments", mode="before")
     @classmethod
     def _none_is_empty(cls, value: Any) -> Any:
-        return {} if value is None else value
+        # No arguments is one value, however it was written: null, [] and {} are all {}.
+        return {} if value is None or (isinstance(value, list) and not value) else value
 
     def __str__(self) -> str:
         return format_step(self)
@@ -63,7 +64,7 @@ def parse_step_shorthand(text: str) -> dict[str, Any]:
     tool = tool.strip()
     if not tool:
         raise ValueError(f"step shorthand {text!r} has no tool name")
-    return {"tool": tool, "arguments": [arg] if sep else []}
+    return {"tool": tool, "arguments": [arg] if sep else {}}
 
 
 def format_step(step: Step) -> str:

@@ -43,9 +43,7 @@ def validation_error(error: ValidationError, *, file: str, line: int) -> InputEr
     """The first problem of a pydantic error as a one-line :class:`InputError`."""
     first = error.errors()[0]
     # Drop pydantic's internal tags (e.g. union branches such as 'str' or 'function-before').
-    loc = tuple(
-        p for p in first["loc"] if isinstance(p, int) or not (p in _UNION_TAGS or "[" in p)
-    )
+    loc = tuple(p for p in first["loc"] if isinstance(p, int) or not (p in _UNION_TAGS or "[" in p))
     message = first["msg"]
     if first["type"] == "extra_forbidden":
         message = "unknown field"

@@ -43,7 +43,7 @@ def iter_results(path: str | Path) -> Iterator[dict[str, Any]]:
     """Yield result records, validating each; errors name the file and line."""
     name = str(path)
     try:
-        handle = Path(path).open("rb")
+        handle = Path(path).open("rb")  # noqa: SIM115 - closed by the with below; errors first
     except OSError as error:
         raise InputError(f"cannot read results file: {error.strerror}", file=name) from None
     with handle:

@@ -70,6 +70,4 @@ def render_summary(console: Console, summary: Mapping[str, Any]) -> None:
     console.print(table)
     defects = summary.get("defects")
     if defects:
-        console.print(
-            Text("defects: " + ", ".join(f"{k} {v}" for k, v in sorted(defects.items())))
-        )
+        console.print(Text("defects: " + ", ".join(f"{k} {v}" for k, v in sorted(defects.items()))))

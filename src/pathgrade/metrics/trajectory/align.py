@@ -85,27 +85,27 @@ def align(
     ref_pos = np.full((batch, length), -1, dtype=np.int64)
     agent_pos = np.full((batch, length), -1, dtype=np.int64)
     full_op = np.zeros((batch, length), dtype=np.bool_)
-    i, j = ref_len.copy(), agent_len.copy()
+    at_ref, at_agent = ref_len.copy(), agent_len.copy()
     tool_pairs = np.zeros(batch, dtype=np.int64)
     full_pairs = np.zeros(batch, dtype=np.int64)
     for k in range(length - 1, -1, -1):
-        active = (i > 0) | (j > 0)
+        active = (at_ref > 0) | (at_agent > 0)
         if not active.any():
             break
-        op = np.where(active, choice[rows, i, j], OP_NONE)
+        op = np.where(active, choice[rows, at_ref, at_agent], OP_NONE)
         is_pair = op == OP_PAIR
         is_insert = op == OP_INSERT
         is_delete = op == OP_DELETE
-        ri, aj = np.maximum(i - 1, 0), np.maximum(j - 1, 0)
+        ri, aj = np.maximum(at_ref - 1, 0), np.maximum(at_agent - 1, 0)
         tool_pairs += is_pair & tool_eq[rows, ri, aj]
         is_full = is_pair & full_eq[rows, ri, aj]
         full_pairs += is_full
         full_op[:, k] = is_full
         ops[:, k] = op
-        ref_pos[:, k] = np.where(is_pair | is_delete, i - 1, -1)
-        agent_pos[:, k] = np.where(is_pair | is_insert, j - 1, -1)
-        i = i - (is_pair | is_delete)
-        j = j - (is_pair | is_insert)
+        ref_pos[:, k] = np.where(is_pair | is_delete, at_ref - 1, -1)
+        agent_pos[:, k] = np.where(is_pair | is_insert, at_agent - 1, -1)
+        at_ref = at_ref - (is_pair | is_delete)
+        at_agent = at_agent - (is_pair | is_insert)
     n_ops = (ops != OP_NONE).sum(axis=1)
     # Left-align the ops of each pair (they were written right-aligned).
     shift = length - n_ops

@@ -165,13 +165,13 @@ class Diagnoser:
     ) -> list[Defect]:
         penalties = self._config.penalties
         out: list[Defect] = []
-        for i in np.flatnonzero(batch.ref_missing[row]):
+        for i in map(int, np.flatnonzero(batch.ref_missing[row])):
             out.append(
                 Defect(
                     "missing_step",
                     penalties.missing,
                     f"reference step {format_step(reference[i])} never happened",
-                    reference_step=int(i),
+                    reference_step=i,
                 )
             )
         status = batch.agent_status[row]
@@ -272,8 +272,6 @@ class Diagnoser:
                 )
             elif op == OP_DELETE:
                 out.append(
-                    AlignedStep(
-                        "deletion", None, i, False, False, None, format_step(reference[i])
-                    )
+                    AlignedStep("deletion", None, i, False, False, None, format_step(reference[i]))
                 )
         return tuple(out)

@@ -115,7 +115,7 @@ def gather_padded(
     if flat.size == 0:
         return np.full((len(starts), width), pad, dtype=flat.dtype)
     index = np.minimum(starts[:, None] + cols[None, :], flat.size - 1)
-    out = flat[index]
+    out: npt.NDArray[Any] = flat[index]
     out[~valid] = pad
     return out
 
@@ -168,7 +168,7 @@ def build_pair_batch(
 
     tool_eq = ref_tool[:, :, None] == agent_tool[:, None, :]
     full_eq = (ref_key[:, :, None] == agent_key[:, None, :]) & (ref_key[:, :, None] >= 0)
-    general = ref_general.any(axis=1) | agent_general.any(axis=1)
+    general: BoolArray = np.asarray(ref_general.any(axis=1) | agent_general.any(axis=1))
     for b in np.flatnonzero(general):
         rs, ra = int(ref_start[b]), int(agent_start[b])
         for i, j in zip(*np.nonzero(tool_eq[b]), strict=True):

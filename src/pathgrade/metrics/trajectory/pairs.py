@@ -113,14 +113,14 @@ def score_pairs(
         slot = linear_slots(batch.tool_eq, ref_partner, agent_partner, ref_len, agent_len)
         perm[unordered] = unordered_permutation(slot[unordered])
         for b in np.flatnonzero(order == ORDER_PARTIAL):
-            preds = predecessors[b] or ()
+            preds = predecessors[int(b)] or ()
             perm[b] = partial_permutation(slot[b], preds)
             if len(preds) == int(ref_len[b]):
-                in_order, position = partial_in_order(
+                kept, position = partial_in_order(
                     batch.full_eq[b], preds, slot[b], int(executed[b])
                 )
-                out_of_order[b] = not in_order
-                if in_order:  # explain extras by the order-respecting matching
+                out_of_order[b] = not kept
+                if kept:  # explain extras by the order-respecting matching
                     _use_embedding(agent_partner[b], ref_partner[b], position)
     total = order == ORDER_TOTAL
     if total.any():
