@@ -1,0 +1,107 @@
+"""``pathgrade gate GATES.toml --baseline FILE --variant FILE``: regression gates for CI.
+
+Exit code 0 when every gate passes, 1 when any gate fails, 2 for bad input.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import orjson
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from pathgrade.gates import GateReport, evaluate_gates
+from pathgrade.io.gates import load_gates
+from pathgrade.io.junit import JUnitCase, write_junit
+from pathgrade.io.results import read_results
+
+
+def _fmt(value: float | None) -> str:
+    if value is None or math.isnan(value):
+        return "-"
+    return f"{value:.4g}"
+
+
+def render_gates(console: Console, report: GateReport) -> None:
+    """One row per gate; hard gates marked; a closing line with the overall result."""
+    table = Table(title=f"gates: {report.paired_cases} paired cases")
+    table.add_column("gate", no_wrap=True)
+    table.add_column("rule")
+    for column in ("baseline", "variant", "value", "threshold"):
+        table.add_column(column, justify="right")
+    table.add_column("result", no_wrap=True)
+    for r in report.results:
+        label = f"{r.gate.name} [hard]" if r.gate.hard else r.gate.name
+        status = "[green]pass[/]" if r.passed else "[bold red]FAIL[/]"
+        table.add_row(
+            label,
+            f"{r.gate.statistic} {r.gate.rule}",
+            _fmt(r.baseline),
+            _fmt(r.variant),
+            _fmt(r.observed),
+            _fmt(r.threshold),
+            status,
+        )
+    console.print(table)
+    for r in report.results:
+        if not r.passed:
+            console.print(f"FAIL {r.gate.name}: {r.message}", markup=False)
+    if report.unpaired_cases:
+        console.print(
+            f"{report.unpaired_cases} case(s) on one side only: baseline-relative gates use the"
+            f" {report.paired_cases} paired cases",
+            markup=False,
+        )
+    failed = sum(1 for r in report.results if not r.passed)
+    hard = len(report.hard_failures)
+    if failed:
+        console.print(
+            f"{failed} of {len(report.results)} gate(s) failed ({hard} hard)", markup=False
+        )
+    else:
+        console.print(f"all {len(report.results)} gate(s) passed", markup=False)
+
+
+def _junit_cases(report: GateReport) -> list[JUnitCase]:
+    return [
+        JUnitCase(
+            name=r.gate.name,
+            classname="pathgrade.gate.hard" if r.gate.hard else "pathgrade.gate",
+            failure=None if r.passed else r.message,
+            output=r.message,
+        )
+        for r in report.results
+    ]
+
+
+def gate_command(
+    gates: Annotated[Path, typer.Argument(help="Gates file (TOML).")],
+    baseline: Annotated[Path, typer.Option("--baseline", help="Baseline results (score --out).")],
+    variant: Annotated[Path, typer.Option("--variant", help="Variant results (score --out).")],
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print exactly one JSON document to stdout.")
+    ] = False,
+    junit: Annotated[
+        Path | None, typer.Option("--junit", help="Also write JUnit XML for CI to this file.")
+    ] = None,
+) -> None:
+    """Check a variant against a baseline with regression gates; exit 1 if any gate fails."""
+    gate_set = load_gates(gates)
+    report = evaluate_gates(gate_set, read_results(baseline), read_results(variant))
+    if junit is not None:
+        write_junit(junit, f"pathgrade gates ({gates.name})", _junit_cases(report))
+    if as_json:
+        sys.stdout.buffer.write(orjson.dumps(report.to_dict(), option=orjson.OPT_INDENT_2))
+        sys.stdout.buffer.write(b"\n")
+    else:
+        console = Console()
+        if not console.is_terminal:
+            console = Console(width=160)
+        render_gates(console, report)
+    if not report.passed:
+        raise typer.Exit(code=1)

@@ -1,0 +1,71 @@
+"""Gates files: the shipped example loads; errors name the file and the field."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from pathgrade.core.errors import InputError
+from pathgrade.io.gates import load_gates
+
+EXAMPLE = Path(__file__).parents[2] / "examples" / "gates.toml"
+
+
+def test_example_file_expresses_every_rule_of_the_issue() -> None:
+    gates = load_gates(EXAMPLE)
+    rules = {(g.metric, g.rule) for g in gates.gates}
+    assert ("recall@20", "not_below_baseline") in rules
+    assert ("ndcg@5", "min_relative_change") in rules
+    assert ("goal_success", "ci_lower_above") in rules
+    assert ("usage.latency_ms", "max_relative_change") in rules
+    assert ("usage.tokens", "max") in rules and ("usage.cost", "max") in rules
+    assert ("defects.timeout", "not_above_baseline") in rules
+    assert ("defects.parse_failure", "not_above_baseline") in rules
+    hard = {g.metric for g in gates.gates if g.hard}
+    assert hard == {"forbidden_action_count", "acl_leaks"}
+    assert gates.settings.resamples == 10_000
+
+
+@pytest.mark.parametrize(
+    ("text", "field", "words"),
+    [
+        (
+            '[[gate]]\nmetric = "x"\nrule = "max"\nthreshold = "high"\n',
+            "gate[1].threshold",
+            "number",
+        ),
+        ('[[gate]]\nmetric = "x"\nrule = "max"\nthresold = 1\n', "gate[1].thresold", "unknown key"),
+        ('[[gate]]\nrule = "max"\nthreshold = 1\n', "gate[1].metric", "missing"),
+        ('[[gate]]\nmetric = "x"\nrule = "upward"\n', "gate[1].rule", "unknown rule"),
+        (
+            '[[gate]]\nmetric = "x"\nrule = "max"\nthreshold = 1\nhard = 1\n',
+            "gate[1].hard",
+            "boolean",
+        ),
+        (
+            '[settings]\nresamples = 0\n[[gate]]\nmetric = "x"\nrule = "min"\nthreshold = 1\n',
+            "settings.resamples",
+            ">= 1",
+        ),
+        ("[settings]\nseed = 1\n", "gate", "no gates"),
+        ('[[gates]]\nmetric = "x"\n', "gates", "top-level"),
+    ],
+)
+def test_errors_name_file_and_field(tmp_path: Path, text: str, field: str, words: str) -> None:
+    path = tmp_path / "gates.toml"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(InputError) as caught:
+        load_gates(path)
+    assert caught.value.file == str(path)
+    assert caught.value.field == field
+    assert words in str(caught.value)
+
+
+def test_bad_toml_and_absent_file(tmp_path: Path) -> None:
+    path = tmp_path / "gates.toml"
+    path.write_text("[[gate]\n", encoding="utf-8")
+    with pytest.raises(InputError, match="invalid TOML"):
+        load_gates(path)
+    with pytest.raises(InputError, match="cannot read"):
+        load_gates(tmp_path / "absent.toml")
