@@ -98,3 +98,10 @@ def test_schema_problem_uses_declared_draft() -> None:
     assert schema_problem(draft4) is None  # a boolean exclusiveMinimum is draft 4
     assert schema_problem({"exclusiveMinimum": True}) is not None  # not in 2020-12
     assert repr(ToolSpec("refund", {}, dangerous=True)) == "ToolSpec('refund', dangerous)"
+
+
+def test_entry_point_validators_are_a_mapping() -> None:
+    from pathgrade.io.tools import entry_point_validators
+
+    found = entry_point_validators()  # none are installed in the test environment
+    assert all(callable(fn) for fn in found.values())

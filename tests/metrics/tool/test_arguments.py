@@ -154,3 +154,19 @@ def test_field_counts_bounds(agent: dict[str, int], ref: dict[str, int]) -> None
     tp, fp, fn, correct = compare(agent, ref)
     assert tp + fp == len(agent) and tp + fn == len(ref)
     assert correct == (agent == ref)
+
+
+tool_sets = st.frozensets(st.sampled_from(["a", "b", "c", "d"]), max_size=4)
+
+
+@given(st.lists(st.tuples(tool_sets, tool_sets), max_size=6))
+def test_confusion_counts_partition_the_runs(
+    pairs: list[tuple[frozenset[str], frozenset[str]]],
+) -> None:
+    obs = [Observation(f"c{i}", None, 0, s, c) for i, (s, c) in enumerate(pairs)]
+    table, report = tool_confusion(obs, universe=["a"], dangerous=["d"])
+    for row in table:
+        assert row.tp + row.fp + row.fn + row.tn == len(obs)
+        for value in (row.precision, row.recall, row.f1, row.false_positive_rate):
+            assert value is None or 0.0 <= value <= 1.0
+    assert report.fp == len(report.false_positives)
