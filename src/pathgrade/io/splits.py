@@ -1,0 +1,90 @@
+"""Reading cases for ``pathgrade split`` and writing one JSONL file per split.
+
+Cases are read as plain JSON objects (JSONL, or one JSON array), so any extra field (group,
+service, created_at) survives the split unchanged; each must have a non-empty ``case_id``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from pathgrade.core.errors import InputError
+
+__all__ = ["read_case_objects", "write_splits"]
+
+
+def read_case_objects(path: str | Path) -> list[tuple[int, dict[str, Any]]]:
+    """``(line, object)`` per case (line 1-based; for a JSON array, the array's index + 1)."""
+    name = str(path)
+    try:
+        raw = Path(path).read_bytes()
+    except OSError as error:
+        raise InputError(f"cannot read cases file: {error.strerror}", file=name) from None
+    items: list[tuple[int, Any]]
+    if raw.lstrip().startswith(b"["):
+        try:
+            array = orjson.loads(raw)
+        except orjson.JSONDecodeError as error:
+            raise InputError(f"malformed JSON: {error}", file=name) from None
+        items = list(enumerate(array, start=1))
+    else:
+        items = []
+        for number, line in enumerate(raw.splitlines(), start=1):
+            if not line.strip():
+                continue
+            try:
+                items.append((number, orjson.loads(line)))
+            except orjson.JSONDecodeError as error:
+                raise InputError(f"malformed JSON: {error}", file=name, line=number) from None
+    out: list[tuple[int, dict[str, Any]]] = []
+    seen: dict[str, int] = {}
+    for number, item in items:
+        if not isinstance(item, dict):
+            raise InputError("expected a JSON object", file=name, line=number)
+        case_id = item.get("case_id")
+        if not isinstance(case_id, str) or not case_id:
+            raise InputError(
+                f"expected a non-empty string, got {case_id!r}",
+                file=name,
+                line=number,
+                field="case_id",
+            )
+        if case_id in seen:
+            raise InputError(
+                f"duplicate case_id {case_id!r} (first on line {seen[case_id]})",
+                file=name,
+                line=number,
+                field="case_id",
+            )
+        seen[case_id] = number
+        out.append((number, item))
+    if not out:
+        raise InputError("cases file is empty", file=name)
+    return out
+
+
+def write_splits(
+    directory: str | Path,
+    names: Sequence[str],
+    cases: Sequence[dict[str, Any]],
+    assignment: Sequence[int],
+) -> list[Path]:
+    """Write ``<directory>/<name>.jsonl`` for every split name (empty splits too)."""
+    target = Path(directory)
+    try:
+        target.mkdir(parents=True, exist_ok=True)
+        paths = []
+        for index, split in enumerate(names):
+            path = target / f"{split}.jsonl"
+            with path.open("wb") as handle:
+                for case, chosen in zip(cases, assignment, strict=True):
+                    if chosen == index:
+                        handle.write(orjson.dumps(case) + b"\n")
+            paths.append(path)
+    except OSError as error:
+        raise InputError(f"cannot write splits: {error.strerror}", file=str(target)) from None
+    return paths
