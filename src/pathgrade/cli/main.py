@@ -33,6 +33,9 @@ def _register() -> None:
     from pathgrade.cli import gate as _gate
 
     app.command("gate")(_gate.gate_command)
+    from pathgrade.cli import split as _split
+
+    app.command("split")(_split.split_command)
     from pathgrade.cli import retrieval as _retrieval
 
     app.command("retrieval")(_retrieval.retrieval_command)
