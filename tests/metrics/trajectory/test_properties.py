@@ -114,7 +114,7 @@ def test_permuting_the_agent_changes_nothing_when_order_is_none(
         assert first[name] == second[name]
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(st.lists(st.tuples(path_st, path_st, orders), min_size=1, max_size=12), modes)
 def test_scores_do_not_depend_on_what_else_is_in_the_batch(
     pairs: list[tuple[list[Step], list[Step], str]], mode: str

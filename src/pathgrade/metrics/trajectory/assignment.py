@@ -65,10 +65,17 @@ def exact_matching(eq: BoolArray) -> tuple[IntArray, IntArray]:
 
 
 def optimal_matching(
-    eq: BoolArray, agent_len: IntArray, general: BoolArray
+    eq: BoolArray, ref_len: IntArray, agent_len: IntArray, general: BoolArray
 ) -> tuple[IntArray, IntArray]:
-    """First fit for the whole batch, re-solved exactly where ``general`` is set."""
+    """First fit for the whole batch, re-solved exactly where ``general`` is set.
+
+    The exact solve sees only the pair's own (unpadded) matrix, so a pair's matching never
+    depends on what else is in the batch.
+    """
     agent_partner, ref_partner = first_fit_matching(eq, agent_len)
     for b in np.flatnonzero(general):
-        agent_partner[b], ref_partner[b] = exact_matching(eq[b])
+        n_ref, n_agent = int(ref_len[b]), int(agent_len[b])
+        agent_own, ref_own = exact_matching(eq[b, :n_ref, :n_agent])
+        agent_partner[b, :n_agent] = agent_own
+        ref_partner[b, :n_ref] = ref_own
     return agent_partner, ref_partner

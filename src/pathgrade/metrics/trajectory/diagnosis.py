@@ -17,7 +17,6 @@ from pathgrade.metrics.trajectory.pairs import (
     STEP_WASTED,
     PairScores,
 )
-from pathgrade.metrics.trajectory.runlevel import UsageTotals
 
 IntArray = npt.NDArray[np.int64]
 
@@ -27,7 +26,6 @@ class RunFacts:
     """Reference-independent facts about one run."""
 
     goal_success: float
-    totals: UsageTotals
     budget_violations: list[tuple[str, float, float]]
     forbidden: list[tuple[int, str]]
     recovery_rate: float

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
+from itertools import chain
 from typing import Any
 
 import numpy as np
@@ -49,7 +50,8 @@ class StepEncoder:
     def __init__(self, matchers: MatcherSet) -> None:
         self.matchers = matchers
         self.tool_codes: dict[str, int] = {}
-        self._calls: dict[tuple[str, bytes], tuple[int, int, int, bool]] = {}
+        self._calls: dict[tuple[str, bytes], int] = {}
+        self._call_table: list[tuple[int, int, int, bool]] = []
         self._interned: dict[Hashable, int] = {}
 
     def tool_code(self, tool: str) -> int:
@@ -64,7 +66,8 @@ class StepEncoder:
             code = self._interned[value] = len(self._interned)
         return code
 
-    def _encode_call(self, tool: str, arguments: Any) -> tuple[int, int, int, bool]:
+    def _encode_call(self, tool: str, arguments: Any) -> int:
+        """The code of a distinct ``(tool, arguments)``; its properties are in the call table."""
         try:
             raw = orjson.dumps(arguments, option=orjson.OPT_SORT_KEYS)
         except TypeError:  # not plain JSON (e.g. non-string keys): no byte cache
@@ -80,28 +83,31 @@ class StepEncoder:
         else:
             ident = self._intern(("ident", tool, freeze(arguments)))
             result = (tool_code, -1, ident, True)
-        self._calls[(tool, raw)] = result
-        return result
+        code = self._calls[(tool, raw)] = len(self._call_table)
+        self._call_table.append(result)
+        return code
 
     def encode(self, paths: Sequence[Sequence[Step]]) -> EncodedPaths:
         """Code every step of ``paths`` (a list of step sequences)."""
         lengths = np.fromiter((len(p) for p in paths), dtype=np.int64, count=len(paths))
         offsets = np.zeros(len(paths) + 1, dtype=np.int64)
         np.cumsum(lengths, out=offsets[1:])
-        flat = tuple(step for path in paths for step in path)
+        flat = tuple(chain.from_iterable(paths))
         encode_call = self._encode_call
-        codes = [encode_call(s.tool, s.arguments) for s in flat]
-        n = len(codes)
-        if n:
-            tool, key, ident, general = zip(*codes, strict=True)
-        else:
-            tool = key = ident = general = ()
+        calls = np.fromiter(
+            (encode_call(s.tool, s.arguments) for s in flat), dtype=np.int64, count=len(flat)
+        )
+        table = self._call_table
+        tool = np.fromiter((t[0] for t in table), dtype=np.int64, count=len(table))
+        key = np.fromiter((t[1] for t in table), dtype=np.int64, count=len(table))
+        ident = np.fromiter((t[2] for t in table), dtype=np.int64, count=len(table))
+        general = np.fromiter((t[3] for t in table), dtype=np.bool_, count=len(table))
         return EncodedPaths(
             offsets=offsets,
-            tool=np.fromiter(tool, dtype=np.int64, count=n),
-            key=np.fromiter(key, dtype=np.int64, count=n),
-            ident=np.fromiter(ident, dtype=np.int64, count=n),
-            general=np.fromiter(general, dtype=np.bool_, count=n),
+            tool=tool[calls],
+            key=key[calls],
+            ident=ident[calls],
+            general=general[calls],
             steps=flat,
         )
 

@@ -100,7 +100,7 @@ def score_pairs(
     """
     ref_len, agent_len = batch.ref_len, batch.agent_len
     n_pairs, width_r, width_a = batch.tool_eq.shape
-    agent_partner, ref_partner = optimal_matching(batch.full_eq, agent_len, batch.general)
+    agent_partner, ref_partner = optimal_matching(batch.full_eq, ref_len, agent_len, batch.general)
     executed = (ref_partner >= 0).sum(axis=1)
     _, tool_ref_partner = first_fit_matching(batch.tool_eq, agent_len)
     tool_matches = (tool_ref_partner >= 0).sum(axis=1)

@@ -86,15 +86,25 @@ def usage_totals(run: Run) -> UsageTotals:
     )
 
 
-def budget_violations(totals: UsageTotals, budget: Budget | None) -> list[tuple[str, float, float]]:
-    """``(budget name, value, limit)`` for every budget the run exceeds."""
+def budget_violations(run: Run, budget: Budget | None) -> list[tuple[str, float, float]]:
+    """``(budget name, value, limit)`` for every budget the run exceeds.
+
+    Only the totals a budget limits are computed.
+    """
     if budget is None:
         return []
     out: list[tuple[str, float, float]] = []
-    for name in ("steps", "tokens", "cost", "latency_ms"):
+    if budget.steps is not None and len(run.steps) > budget.steps:
+        out.append(("steps", float(len(run.steps)), float(budget.steps)))
+    usage = run.usage
+    for name in ("tokens", "cost", "latency_ms"):
         limit = getattr(budget, name)
-        value = getattr(totals, name)
-        if limit is not None and value is not None and value > limit:
+        if limit is None:
+            continue
+        value = _total(
+            getattr(usage, name) if usage else None, [getattr(s, name) for s in run.steps]
+        )
+        if value is not None and value > limit:
             out.append((name, float(value), float(limit)))
     return out
 

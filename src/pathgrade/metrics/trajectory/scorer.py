@@ -100,8 +100,13 @@ def score_trajectories(
     refs = encoder.encode(ref_paths)  # type: ignore[arg-type]
     agents = encoder.encode([run.steps for run in runs])
 
-    facts = [_run_facts(run, case, config) for run, case in zip(runs, run_case, strict=True)]
     agent_error = np.fromiter((bool(s.error) for s in agents.steps), np.bool_, len(agents.steps))
+    run_of_step = np.repeat(np.arange(n_runs), agents.lengths)
+    has_error = np.bincount(run_of_step[agent_error], minlength=n_runs) > 0
+    facts = [
+        _run_facts(run, case, config, bool(error))
+        for run, case, error in zip(runs, run_case, has_error, strict=True)
+    ]
     agent_write = _write_flags(encoder, agents.steps, agents.tool, runs, run_case, config)
 
     columns = _Columns.empty(n_runs)
@@ -215,15 +220,16 @@ def score_trajectories(
         metrics=columns.values,
         kinds=TRAJECTORY_METRICS,
         details=diagnoser.details,
-        usage=lambda i: facts[i].totals.as_dict(),
+        usage=lambda i: runlevel.usage_totals(runs[i]).as_dict(),
     )
 
 
-def _run_facts(run: Run, case: Case, config: ScoringConfig) -> RunFacts:
-    totals = runlevel.usage_totals(run)
-    violations = runlevel.budget_violations(totals, case.budget or config.budget)
+def _run_facts(run: Run, case: Case, config: ScoringConfig, has_error: bool) -> RunFacts:
+    violations = runlevel.budget_violations(run, case.budget or config.budget)
     forbidden = runlevel.forbidden_steps(run.steps, case)
-    failed, unrecovered = runlevel.unrecovered_errors(run.steps, config.fallbacks)
+    failed, unrecovered = (
+        runlevel.unrecovered_errors(run.steps, config.fallbacks) if has_error else (0, [])
+    )
     coverage, unused = runlevel.required_tool_coverage(run.steps, case)
     penalties = config.penalties
     fixed = (
@@ -233,7 +239,6 @@ def _run_facts(run: Run, case: Case, config: ScoringConfig) -> RunFacts:
     )
     return RunFacts(
         goal_success=runlevel.goal_success(run, case),
-        totals=totals,
         budget_violations=violations,
         forbidden=forbidden,
         recovery_rate=(failed - len(unrecovered)) / failed if failed else NAN,
