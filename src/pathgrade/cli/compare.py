@@ -11,6 +11,7 @@ from typing import Annotated
 import orjson
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from pathgrade.core.errors import InputError
@@ -51,7 +52,7 @@ def render_comparison(console: Console, result: Comparison, baseline: Path, vari
         verdict = m.verdict
         colour = colours.get(verdict)
         table.add_row(
-            name,
+            escape(name),
             str(m.n) + (f" (+{m.undefined} undef.)" if m.undefined else ""),
             _fmt(m.baseline),
             _fmt(m.variant),

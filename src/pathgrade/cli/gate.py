@@ -13,6 +13,7 @@ from typing import Annotated
 import orjson
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from pathgrade.gates import GateReport, evaluate_gates
@@ -36,7 +37,7 @@ def render_gates(console: Console, report: GateReport) -> None:
         table.add_column(column, justify="right")
     table.add_column("result", no_wrap=True)
     for r in report.results:
-        label = f"{r.gate.name} [hard]" if r.gate.hard else r.gate.name
+        label = escape(f"{r.gate.name} [hard]" if r.gate.hard else r.gate.name)
         status = "[green]pass[/]" if r.passed else "[bold red]FAIL[/]"
         table.add_row(
             label,

@@ -145,6 +145,29 @@ def _compare(gate: Gate, base: float | None, var: float) -> tuple[bool, float, f
     return (change >= t if rule.startswith("min") else change <= t), change, t
 
 
+_OPERATORS = {
+    "not_below_baseline": ">=",
+    "not_above_baseline": "<=",
+    "min_relative_change": ">=",
+    "max_relative_change": "<=",
+    "min_absolute_change": ">=",
+    "max_absolute_change": "<=",
+    "max": "<=",
+    "min": ">=",
+    "equal": "==",
+}
+
+
+def _describe(gate: Gate) -> str:
+    if gate.rule.endswith("relative_change"):
+        return f"relative change of {gate.statistic} {gate.metric}"
+    if gate.rule.endswith("absolute_change"):
+        return f"change of {gate.statistic} {gate.metric}"
+    if gate.rule.endswith("baseline"):
+        return f"{gate.statistic} {gate.metric} (baseline-relative limit)"
+    return f"{gate.statistic} {gate.metric}"
+
+
 def _interval(gate: Gate, base: Records, var: Records, gates: GateSet) -> GateResult:
     b = case_values(base, gate.metric, "baseline").means
     v = case_values(var, gate.metric, "variant").means
@@ -189,7 +212,7 @@ def _evaluate(
     except _NoDataError:
         return GateResult(gate, False, f"FAILED: no defined value of {gate.metric}")
     passed, observed, threshold = _compare(gate, base_value, var_value)
-    message = f"{gate.statistic} {gate.rule.replace('_', ' ')}: {observed:.4g} vs {threshold:.4g}"
+    message = f"{_describe(gate)} {observed:.4g} {_OPERATORS[gate.rule]} {threshold:.4g}"
     if gate.hard and undefined:
         passed = False
         message += f"; {undefined} undefined value(s) in a hard gate"
