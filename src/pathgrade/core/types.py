@@ -40,6 +40,15 @@ class Step(_Strict):
     latency_ms: float | None = Field(default=None, ge=0)
     tokens: float | None = Field(default=None, ge=0)
     cost: float | None = Field(default=None, ge=0)
+    #: Provenance from ingested traces: the tool call id, the parent call/agent span id, the
+    #: turn (same-turn parallel calls share it), unix start/end seconds, the raw argument text.
+    call_id: str | None = None
+    parent: str | None = None
+    turn: int | None = None
+    start_time: float | None = None
+    end_time: float | None = None
+    raw_arguments: str | None = None
+    metadata: dict[str, Any] = Field(default_factory=dict)
 
     @model_validator(mode="before")
     @classmethod
