@@ -55,29 +55,37 @@ def align(
     """Align every pair of the batch (see module docstring)."""
     batch, width_r, width_a = tool_eq.shape
     unit = width_r + width_a + 1  # one tool edit outweighs any number of argument mismatches
-    pair_cost = np.where(tool_eq, np.where(full_eq, 0, 1), unit).astype(np.int64)
-    cost = np.empty((batch, width_r + 1, width_a + 1), dtype=np.int64)
-    choice = np.empty((batch, width_r + 1, width_a + 1), dtype=np.int8)
-    cost[:, 0, :] = np.arange(width_a + 1) * unit
-    cost[:, :, 0] = (np.arange(width_r + 1) * unit)[None, :]
-    choice[:, 0, :] = OP_INSERT
-    choice[:, :, 0] = OP_DELETE
+    # Batch axis last: every DP cell is one contiguous vector over the batch.
+    tool_t = np.ascontiguousarray(tool_eq.transpose(1, 2, 0))
+    full_t = np.ascontiguousarray(full_eq.transpose(1, 2, 0))
+    pair_cost = np.where(tool_t, np.int32(1), np.int32(unit))
+    pair_cost -= full_t  # a full match implies a tool match: 1 - 1 = 0
+    cost = np.empty((width_r + 1, width_a + 1, batch), dtype=np.int32)
+    choice = np.empty((width_r + 1, width_a + 1, batch), dtype=np.int8)
+    cost[0, :, :] = (np.arange(width_a + 1, dtype=np.int32) * unit)[:, None]
+    cost[:, 0, :] = (np.arange(width_r + 1, dtype=np.int32) * unit)[:, None]
+    choice[0, :, :] = 4
+    choice[:, 0, :] = 2
+    # choice bits: 4 = insertion; else 2 = deletion; else 0 = pair (decoded below).
+    take_insert = np.empty(batch, dtype=np.bool_)
+    insert_bit = np.empty(batch, dtype=np.int8)
     for i in range(1, width_r + 1):
-        prev_row = cost[:, i - 1, :]
-        row = cost[:, i, :]
-        deletion = prev_row[:, 1:] + unit
-        diagonal = prev_row[:, :-1] + pair_cost[:, i - 1, :]
-        best_dd = np.minimum(deletion, diagonal)
-        op_dd = np.where(deletion <= diagonal, OP_DELETE, OP_PAIR).astype(np.int8)
-        choice_row = choice[:, i, :]
+        prev_row = cost[i - 1]
+        row = cost[i]
+        deletion = prev_row[1:] + unit
+        best_dd = prev_row[:-1] + pair_cost[i - 1]
+        op_dd = np.left_shift((deletion <= best_dd).view(np.int8), 1)
+        np.minimum(deletion, best_dd, out=best_dd)
+        choice_row = choice[i]
         for j in range(1, width_a + 1):
-            insertion = row[:, j - 1] + unit
-            candidate = best_dd[:, j - 1]
-            take_insert = insertion <= candidate
-            row[:, j] = np.where(take_insert, insertion, candidate)
-            choice_row[:, j] = np.where(take_insert, OP_INSERT, op_dd[:, j - 1])
+            insertion = row[j - 1] + unit
+            candidate = best_dd[j - 1]
+            np.less_equal(insertion, candidate, out=take_insert)
+            np.minimum(insertion, candidate, out=row[j])
+            np.left_shift(take_insert.view(np.int8), 2, out=insert_bit)
+            np.bitwise_or(op_dd[j - 1], insert_bit, out=choice_row[j])
     rows = np.arange(batch)
-    total = cost[rows, ref_len, agent_len]
+    total = cost[ref_len, agent_len, rows].astype(np.int64)
     distance = total // unit
 
     length = width_r + width_a
@@ -92,7 +100,12 @@ def align(
         active = (at_ref > 0) | (at_agent > 0)
         if not active.any():
             break
-        op = np.where(active, choice[rows, at_ref, at_agent], OP_NONE)
+        bits = choice[at_ref, at_agent, rows]
+        op = np.where(
+            active,
+            np.where(bits & 4, OP_INSERT, np.where(bits & 2, OP_DELETE, OP_PAIR)),
+            OP_NONE,
+        )
         is_pair = op == OP_PAIR
         is_insert = op == OP_INSERT
         is_delete = op == OP_DELETE

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -25,7 +26,6 @@ IntArray = npt.NDArray[np.int64]
 class RunFacts:
     """Reference-independent facts about one run."""
 
-    goal_success: float
     budget_violations: list[tuple[str, float, float]]
     forbidden: list[tuple[int, str]]
     recovery_rate: float
@@ -33,6 +33,10 @@ class RunFacts:
     required_coverage: float
     unused_required: list[str]
     fixed_penalty: float
+
+
+#: The facts of a run with no budget, no errors, no required or forbidden tools.
+CLEAN_RUN = RunFacts([], [], math.nan, [], math.nan, [], 0.0)
 
 
 @dataclass(frozen=True)

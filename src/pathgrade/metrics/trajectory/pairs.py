@@ -135,14 +135,16 @@ def score_pairs(
         ref_partner[rows] = -1
         hit_rows, hit_cols = np.nonzero(agent_partner[rows] >= 0)
         ref_partner[rows[hit_rows], agent_partner[rows[hit_rows], hit_cols]] = hit_cols
-    tool_eq = np.take_along_axis(batch.tool_eq, perm[:, :, None], axis=1)
-    full_eq = np.take_along_axis(batch.full_eq, perm[:, :, None], axis=1)
+    tool_eq, full_eq = batch.tool_eq, batch.full_eq
+    if unordered.any():  # align unordered pairs against their closest linear extension
+        tool_eq = np.take_along_axis(tool_eq, perm[:, :, None], axis=1)
+        full_eq = np.take_along_axis(full_eq, perm[:, :, None], axis=1)
     alignment = align(tool_eq, full_eq, ref_len, agent_len)
-    mapped = np.where(
-        alignment.ref_pos >= 0,
-        np.take_along_axis(perm, np.maximum(alignment.ref_pos, 0) % width_r, axis=1),
-        -1,
-    )
+    mapped = alignment.ref_pos
+    if unordered.any():
+        mapped = np.where(
+            mapped >= 0, np.take_along_axis(perm, np.maximum(mapped, 0) % width_r, axis=1), -1
+        )
     alignment = Alignment(
         ops=alignment.ops,
         ref_pos=mapped,

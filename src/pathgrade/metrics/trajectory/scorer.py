@@ -27,7 +27,7 @@ from pathgrade.core.results import TRAJECTORY_METRICS, ScoreResult
 from pathgrade.core.types import Case, Run
 from pathgrade.metrics.trajectory import runlevel
 from pathgrade.metrics.trajectory.arguments import MatcherSet, ValueMatcher
-from pathgrade.metrics.trajectory.diagnosis import Diagnoser, RunFacts, WinnerBatch
+from pathgrade.metrics.trajectory.diagnosis import CLEAN_RUN, Diagnoser, RunFacts, WinnerBatch
 from pathgrade.metrics.trajectory.encode import StepEncoder, build_pair_batch, gather_padded
 from pathgrade.metrics.trajectory.order import Predecessors
 from pathgrade.metrics.trajectory.pairs import (
@@ -107,11 +107,16 @@ def score_trajectories(
         _run_facts(run, case, config, bool(error))
         for run, case, error in zip(runs, run_case, has_error, strict=True)
     ]
+    goal = np.fromiter(
+        (runlevel.goal_success(run, case) for run, case in zip(runs, run_case, strict=True)),
+        np.float64,
+        n_runs,
+    )
     agent_write = _write_flags(encoder, agents.steps, agents.tool, runs, run_case, config)
 
     columns = _Columns.empty(n_runs)
+    columns.values["goal_success"] = goal
     for name, getter in (
-        ("goal_success", lambda f: f.goal_success),
         ("over_budget", lambda f: 1.0 if f.budget_violations else 0.0),
         ("forbidden_action_count", lambda f: float(len(f.forbidden))),
         ("recovery_rate", lambda f: f.recovery_rate),
@@ -225,6 +230,15 @@ def score_trajectories(
 
 
 def _run_facts(run: Run, case: Case, config: ScoringConfig, has_error: bool) -> RunFacts:
+    budget = case.budget or config.budget
+    if (
+        budget is None
+        and not has_error
+        and not case.required_tools
+        and not case.forbidden_tools
+        and not case.forbidden_actions
+    ):
+        return CLEAN_RUN
     violations = runlevel.budget_violations(run, case.budget or config.budget)
     forbidden = runlevel.forbidden_steps(run.steps, case)
     failed, unrecovered = (
@@ -238,7 +252,6 @@ def _run_facts(run: Run, case: Case, config: ScoringConfig, has_error: bool) -> 
         + penalties.unrecovered_error * len(unrecovered)
     )
     return RunFacts(
-        goal_success=runlevel.goal_success(run, case),
         budget_violations=violations,
         forbidden=forbidden,
         recovery_rate=(failed - len(unrecovered)) / failed if failed else NAN,
