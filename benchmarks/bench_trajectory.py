@@ -53,7 +53,9 @@ def make_data(n_runs: int, seed: int = 7) -> tuple[list[Case], list[Run]]:
             steps[i], steps[i + 1] = steps[i + 1], steps[i]
         elif roll < 0.8:
             steps[rng.randrange(len(steps))] = Step(tool=rng.choice(TOOLS), arguments={"id": "Z"})
-        runs.append(Run(case_id=case.case_id, run_id=f"r{r}", trial=r // n_cases, steps=tuple(steps)))
+        runs.append(
+            Run(case_id=case.case_id, run_id=f"r{r}", trial=r // n_cases, steps=tuple(steps))
+        )
     return cases, runs
 
 
@@ -63,9 +65,7 @@ def to_messages(steps: tuple[Step, ...]) -> list[dict[str, Any]]:
         {
             "role": "assistant",
             "content": "",
-            "tool_calls": [
-                {"function": {"name": s.tool, "arguments": json.dumps(s.arguments)}}
-            ],
+            "tool_calls": [{"function": {"name": s.tool, "arguments": json.dumps(s.arguments)}}],
         }
         for s in steps
     ]
@@ -94,7 +94,10 @@ def bench_agentevals(cases: list[Case], runs: list[Run], sample: int) -> dict[st
         refs = [to_messages(p) for p in case.reference_paths()]
         prepared.append((to_messages(run.steps), refs))
     out: dict[str, float] = {}
-    for name, fn in (("strict", trajectory_strict_match), ("unordered", trajectory_unordered_match)):
+    for name, fn in (
+        ("strict", trajectory_strict_match),
+        ("unordered", trajectory_unordered_match),
+    ):
         start = time.perf_counter()
         for outputs, refs in prepared:
             for ref in refs:
