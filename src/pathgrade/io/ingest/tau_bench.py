@@ -1,0 +1,150 @@
+"""tau-bench compact runs (``tau_bench_runs.jsonl``: one line per task, model and trial).
+
+=============================  ============================================================
+``case_id``, ``run_id``,       the run's identity
+``trial``
+``agent_actions[i]``           step ``i``: ``tool`` and JSON ``arguments``
+``agent_tool_error_indices``   those steps get ``error`` (their tool result began "Error")
+``reward``                     ``success`` (reward 1.0); kept in ``metadata`` with
+                               ``r_actions``, ``r_outputs``, ``episode_done``, ``model`` ...
+``gold_actions``               the case's reference path (:func:`read_cases`)
+``gold_outputs``               the case's ``metadata["gold_outputs"]`` (strings the replies
+                               must contain; the compact file has no reply text, so the
+                               recorded ``r_outputs`` is the only check of them)
+=============================  ============================================================
+
+The compact file carries no tool outputs, reply text, timings or tokens.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from pathgrade.core.errors import InputError
+from pathgrade.core.types import Case, Run, Step
+from pathgrade.io.ingest._common import IngestOptions, head_text, json_lines
+
+NAME = "tau-bench"
+#: Tools of the tau-bench airline and retail domains that change the database.
+WRITE_TOOLS = (
+    "book_reservation",
+    "cancel_reservation",
+    "update_reservation_flights",
+    "update_reservation_baggages",
+    "update_reservation_passengers",
+    "send_certificate",
+    "cancel_pending_order",
+    "exchange_delivered_order_items",
+    "modify_pending_order_address",
+    "modify_pending_order_items",
+    "modify_pending_order_payment",
+    "modify_user_address",
+    "return_delivered_order_items",
+)
+_RUN_METADATA = (
+    "domain",
+    "task_id",
+    "model",
+    "reward",
+    "r_actions",
+    "r_outputs",
+    "episode_done",
+    "n_messages",
+    "agent_text_messages",
+)
+
+
+def _actions(value: Any, field: str, *, file: str, line: int) -> list[dict[str, Any]]:
+    if not isinstance(value, list) or not all(
+        isinstance(a, dict) and isinstance(a.get("tool"), str) for a in value
+    ):
+        raise InputError("expected a list of {tool, arguments}", file=file, line=line, field=field)
+    return value
+
+
+def _run(record: Any, file: str, line: int) -> Run:
+    if not isinstance(record, dict):
+        raise InputError("expected a JSON object", file=file, line=line)
+    actions = _actions(record.get("agent_actions"), "agent_actions", file=file, line=line)
+    errors = record.get("agent_tool_error_indices") or []
+    if not isinstance(errors, list):
+        raise InputError(
+            "expected a list of indices", file=file, line=line, field="agent_tool_error_indices"
+        )
+    failed = {i for i in errors if isinstance(i, int)}
+    reward = record.get("reward")
+    if not isinstance(reward, int | float) or isinstance(reward, bool):
+        raise InputError(
+            f"reward must be a number, got {reward!r}", file=file, line=line, field="reward"
+        )
+    try:
+        return Run(
+            case_id=record.get("case_id"),
+            run_id=record.get("run_id"),
+            trial=record.get("trial", 0),
+            steps=tuple(
+                Step(
+                    tool=a["tool"],
+                    arguments=a.get("arguments") or {},
+                    error="tool result began with 'Error'" if i in failed else None,
+                )
+                for i, a in enumerate(actions)
+            ),
+            success=reward == 1.0,
+            metadata={"source": NAME, **{k: record.get(k) for k in _RUN_METADATA}},
+        )
+    except ValidationError as error:
+        first = error.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise InputError(first["msg"], file=file, line=line, field=where or None) from None
+
+
+def sniff(head: bytes | str) -> bool:
+    text = head_text(head)
+    return '"agent_actions"' in text and '"gold_actions"' in text
+
+
+def read(path: str | Path, options: IngestOptions | None = None) -> Iterator[Run]:
+    """One run per line."""
+    options = options or IngestOptions()
+    name = str(path)
+    for line, record in json_lines(path, options):
+        for item in record if isinstance(record, list) else [record]:
+            try:
+                yield _run(item, name, line)
+            except InputError as error:
+                options.fail(error)
+
+
+def read_cases(path: str | Path, options: IngestOptions | None = None) -> list[Case]:
+    """One case per ``case_id``: the gold actions as the reference path (first line wins)."""
+    options = options or IngestOptions()
+    name = str(path)
+    cases: dict[str, Case] = {}
+    for line, record in json_lines(path, options):
+        for item in record if isinstance(record, list) else [record]:
+            if not isinstance(item, dict) or item.get("case_id") in cases:
+                continue
+            try:
+                gold = _actions(item.get("gold_actions"), "gold_actions", file=name, line=line)
+                cases[item["case_id"]] = Case(
+                    case_id=item["case_id"],
+                    query=item.get("instruction"),
+                    group=item.get("domain"),
+                    reference=tuple(
+                        Step(tool=a["tool"], arguments=a.get("arguments") or {}) for a in gold
+                    ),
+                    metadata={
+                        "gold_outputs": item.get("gold_outputs") or [],
+                        "task_id": item.get("task_id"),
+                    },
+                )
+            except ValidationError as error:
+                options.fail(InputError(error.errors()[0]["msg"], file=name, line=line))
+            except InputError as error:
+                options.fail(error)
+    return list(cases.values())
