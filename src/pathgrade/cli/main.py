@@ -39,6 +39,9 @@ def _register() -> None:
     from pathgrade.cli import retrieval as _retrieval
 
     app.command("retrieval")(_retrieval.retrieval_command)
+    from pathgrade.cli import ingest as _ingest
+
+    app.command("ingest")(_ingest.ingest_command)
 
 
 def main(argv: list[str] | None = None) -> int:
