@@ -39,6 +39,10 @@ def _register() -> None:
     from pathgrade.cli import retrieval as _retrieval
 
     app.command("retrieval")(_retrieval.retrieval_command)
+    from pathgrade.cli import judge as _judge
+
+    app.command("judge")(_judge.judge_command)
+    app.command("judge-agreement")(_judge.judge_agreement_command)
     from pathgrade.cli import ingest as _ingest
 
     app.command("ingest")(_ingest.ingest_command)
