@@ -166,9 +166,13 @@ def write_runs(runs: Iterable[Run], path: str | Path | None) -> int:
         return count
     target = Path(path)
     tmp = target.with_name(target.name + ".tmp")
-    with tmp.open("wb") as handle:
-        for run in runs:
-            handle.write(orjson.dumps(run_record(run)) + b"\n")
-            count += 1
+    try:
+        with tmp.open("wb") as handle:
+            for run in runs:
+                handle.write(orjson.dumps(run_record(run)) + b"\n")
+                count += 1
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
     tmp.replace(target)
     return count

@@ -157,7 +157,7 @@ def json_lines(path: str | Path, options: IngestOptions) -> Iterator[tuple[int, 
     """``(line, value)`` of each JSON line, or of the one JSON document when the file is one.
 
     A file whose text parses as one JSON document (an array or an object, possibly spread
-    over many lines) yields it once, at line 1. Otherwise each non-blank line is a record;
+    over many lines) yields it once, at the line where it starts. Otherwise each non-blank line is a record;
     a malformed line is reported through ``options.fail`` and skipped.
     """
     name = str(path)
@@ -169,7 +169,8 @@ def json_lines(path: str | Path, options: IngestOptions) -> Iterator[tuple[int, 
     except orjson.JSONDecodeError:
         whole = None
     else:
-        yield 1, whole
+        start = len(text) - len(text.lstrip())
+        yield text.count("\n", 0, start) + 1, whole
         return
     for number_, line in enumerate(text.splitlines(), start=1):
         body = line.strip()

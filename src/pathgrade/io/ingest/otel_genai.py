@@ -141,9 +141,9 @@ def classify(span: Span) -> SpanInfo:
 
 
 def sniff(head: bytes | str) -> bool:
-    """An OTLP/JSON file whose spans carry ``gen_ai.`` attributes."""
+    """An OTLP/JSON file (``resourceSpans``) that is not OpenInference."""
     text = head_text(head)
-    return '"resourceSpans"' in text and '"gen_ai.' in text
+    return '"resourceSpans"' in text and "openinference.span.kind" not in text
 
 
 def read(path: str | Path, options: IngestOptions | None = None) -> Iterator[Run]:
