@@ -1,0 +1,132 @@
+"""The tau-bench example end to end: 200 real airline runs, pass^k and hand-checked scores."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+import pathgrade
+from pathgrade.core.results import RunResult
+
+SCRIPT = Path(__file__).resolve().parents[2] / "examples" / "tau_bench" / "score_tau_bench.py"
+
+
+def _load() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("score_tau_bench", SCRIPT)
+    if spec is None or spec.loader is None:
+        raise RuntimeError(f"cannot load {SCRIPT}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("score_tau_bench", module)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def example() -> ModuleType:
+    return _load()
+
+
+@pytest.fixture(scope="module")
+def doc(example: ModuleType) -> dict[str, Any]:
+    cases, runs = example.cases_and_runs()
+    result: dict[str, Any] = example.report(cases, runs)
+    return result
+
+
+@pytest.fixture(scope="module")
+def results(example: ModuleType) -> dict[str, RunResult]:
+    cases, runs = example.cases_and_runs()
+    scored = pathgrade.score(cases, runs, example.config())
+    return {r.run_id or "": r for r in scored}
+
+
+def test_pass_hat_k_from_the_recorded_reward(doc: dict[str, Any]) -> None:
+    # tau-bench's own figures for gpt-4o airline (its README and SUMMARY.json).
+    assert doc["runs"] == 200 and doc["cases"] == 50
+    assert doc["mean_reward"] == pytest.approx(0.42)
+    assert doc["pass^k"] == {"1": 0.42, "2": 0.2733, "3": 0.22, "4": 0.2}
+
+
+def test_agreement_matches_the_independent_analysis(doc: dict[str, Any]) -> None:
+    # The shared data README found, independently, that "every gold call present with exact
+    # args" agrees with the reward in 77% of runs: 27 reward-1 runs miss a gold call, and
+    # 19 reward-0 runs have every gold call. missing_steps == 0 is that criterion.
+    row = doc["agreement"]["all_gold_calls"]
+    assert row["agreement"] == pytest.approx(0.77)
+    assert (row["path_pass_reward_0"], row["path_fail_reward_1"]) == (19, 27)
+    writes = doc["agreement"]["writes_exact"]
+    assert writes["agreement"] == pytest.approx(0.935)
+    assert doc["agreement"]["exact_path"]["path_pass_reward_0"] == 0
+
+
+def run(results: dict[str, RunResult], task: int, trial: int) -> RunResult:
+    return results[f"tau_bench/airline/test/{task}#gpt-4o#trial{trial}"]
+
+
+def test_task6_trial0_by_hand(results: dict[str, RunResult]) -> None:
+    # Gold: [update_reservation_flights(M05KNL ...)] (R = 1). Agent (A = 6): get_user_details,
+    # get_reservation_details, search_onestop_flight, think, calculate, then the gold call
+    # with exactly the gold arguments. N = max(R, A) = 6.
+    # tool/argument accuracy = 1 aligned match / 6; step order = 1 - Levenshtein/6 = 1 - 5/6;
+    # path efficiency = R/A = 1/6; composite = (0.3 + 0.3 + 0.2 + 0.2) * 1/6 = 1/6.
+    # The five extra steps are reads that repeat nothing: no defect, path_score = 100.
+    # tool_f1 = 2 * 1 / (1 + 6) = 2/7. Reward 1: path and outcome agree.
+    r = run(results, 6, 0)
+    for name in (
+        "tool_accuracy",
+        "argument_accuracy",
+        "step_order_accuracy",
+        "path_efficiency",
+        "composite",
+    ):
+        assert r.metrics[name] == pytest.approx(1 / 6), name
+    assert r.metrics["path_score"] == 100.0 and r.defects == ()
+    assert r.metrics["tool_f1"] == pytest.approx(2 / 7)
+
+
+def test_task0_trial0_by_hand(results: dict[str, RunResult]) -> None:
+    # Gold: one book_reservation with nonfree_baggages 0 and payments 250 + 5 (R = 1).
+    # Agent (A = 8): reads and calculations, a book_reservation with nonfree_baggages 1 (it
+    # failed, step 4), think, calculate, and a book_reservation paying 250 + 55 (step 7).
+    # Neither booking has the gold arguments: the gold step is missing (-25) and both
+    # bookings are writes no reference step asked for (2 x -25): path_score = 100 - 75 = 25.
+    # One aligned tool match: tool accuracy = step order = path efficiency = 1/8, argument
+    # accuracy 0; composite = 0.3/8 + 0.2/8 + 0.2/8 = 0.0875; tool_f1 = 2/(1 + 8). Reward 0.
+    r = run(results, 0, 0)
+    assert r.metrics["path_score"] == 25.0
+    assert r.metrics["argument_accuracy"] == 0.0
+    assert r.metrics["tool_accuracy"] == pytest.approx(1 / 8)
+    assert r.metrics["step_order_accuracy"] == pytest.approx(1 / 8)
+    assert r.metrics["composite"] == pytest.approx(0.0875)
+    assert r.metrics["tool_f1"] == pytest.approx(2 / 9)
+    kinds = [(d.kind, d.agent_step, d.reference_step) for d in r.defects]
+    assert ("missing_step", None, 0) in kinds
+    assert ("unexpected_write", 4, None) in kinds and ("unexpected_write", 7, None) in kinds
+
+
+def test_where_path_and_outcome_disagree(results: dict[str, RunResult]) -> None:
+    # Task 15 has an empty gold list (the right outcome is to change nothing). In trial 2 the
+    # agent tried update_reservation_flights, which failed: nothing changed, reward 1, but the
+    # path counts the attempted write: path_score = 100 - 25 = 75.
+    r = run(results, 15, 2)
+    assert r.metrics["path_score"] == 75.0
+    assert [d.kind for d in r.defects] == ["unexpected_write"]
+    # Task 2 trial 1 made all five gold writes exactly and nothing else that costs points
+    # (path_score 100), but the episode never finished, so the reward is 0.
+    assert run(results, 2, 1).metrics["path_score"] == 100.0
+    # Task 1 trial 0 did nothing at all: the gold cancel is missing, 100 - 25 = 75, and
+    # path efficiency is 0 (only the agent's path is empty).
+    empty = run(results, 1, 0)
+    assert empty.metrics["path_score"] == 75.0 and empty.metrics["path_efficiency"] == 0.0
+
+
+def test_script_prints_both_tables(example: ModuleType, capsys: pytest.CaptureFixture[str]) -> None:
+    assert example.main([]) == 0
+    out = capsys.readouterr().out
+    assert "k=1: 0.4200, k=2: 0.2733, k=3: 0.2200, k=4: 0.2000" in out
+    assert "argument matching: exact" in out and "argument matching: lenient" in out
