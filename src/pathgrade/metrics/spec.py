@@ -4,7 +4,7 @@ A :class:`MetricSpec` is frozen and hashable; its printed form is its canonical 
 parses back to an equal spec::
 
     >>> spec = parse_spec("ap@5(denominator=gold)")
-    >>> spec.name, spec.k, spec.get("denominator")
+    >>> spec.name, spec.k, spec.get("denominator", "min")
     ('ap', 5, 'gold')
     >>> str(spec)
     'ap@5(denominator=gold)'

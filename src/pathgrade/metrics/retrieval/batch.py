@@ -1,9 +1,11 @@
-"""Turn qrels and runs into padded arrays once; every metric is then an array operation.
+"""Turn qrels and runs into small padded arrays once; every metric is then an array operation.
 
-A :class:`RankedBatch` holds, for ``n`` queries:
+Only the retrieved documents that are in the gold matter to any metric, so a
+:class:`RankedBatch` holds, for ``n`` queries:
 
-* ``gains[n, L]``: the gold gain of the document at each rank (``nan`` for a document that is not
-  in the gold, and for padding past the end of a ranking);
+* ``hit_pos[n, H]``: the 0-based rank of each retrieved gold document (any gain, even 0 or
+  negative), ascending; padding is :data:`NO_RANK`;
+* ``hit_gain[n, H]``: the gold gain of that document (``nan`` padding);
 * ``n_ret[n]``: the length of each ranking (after duplicate and parent collapsing);
 * ``gold[n, M]``: every gold gain of the query, sorted in decreasing order (``nan`` padding);
 * ``in_run[n]``: whether the run has the query at all (missing queries score 0, as
@@ -11,7 +13,9 @@ A :class:`RankedBatch` holds, for ``n`` queries:
 
 Ranking order for scored runs is trec_eval's: score descending, ties broken by document id
 descending (code-point order, which is the byte order trec_eval's ``strcmp`` uses on UTF-8).
-The rank column of a TREC run is never used.
+The rank of a gold document is the number of documents with a higher score plus the number with
+the same score and a larger id, so runs are never sorted. The rank column of a TREC run is never
+used.
 """
 
 from __future__ import annotations
@@ -20,7 +24,8 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import chain, repeat
-from typing import Literal
+from operator import methodcaller
+from typing import Any, Literal
 
 import numpy as np
 import numpy.typing as npt
@@ -36,6 +41,12 @@ IntArray = npt.NDArray[np.int64]
 BoolArray = npt.NDArray[np.bool_]
 
 _NAN = math.nan
+_values = methodcaller("values")
+
+
+#: Rank given to padding slots of ``hit_pos`` (never below any cut-off).
+NO_RANK = np.iinfo(np.int64).max // 4
+_CHUNK = 1 << 22  # elements per comparison block when ranking gold documents
 
 
 @dataclass(frozen=True, eq=False)
@@ -43,7 +54,8 @@ class RankedBatch:
     """Padded arrays for a batch of queries (see the module docstring)."""
 
     query_ids: tuple[str, ...]
-    gains: FloatArray
+    hit_pos: IntArray
+    hit_gain: FloatArray
     n_ret: IntArray
     gold: FloatArray
     in_run: BoolArray
@@ -58,7 +70,8 @@ class RankedBatch:
 
     def __repr__(self) -> str:
         return (
-            f"RankedBatch(queries={len(self.query_ids)}, depth={self.gains.shape[1]}, "
+            f"RankedBatch(queries={len(self.query_ids)}, "
+            f"max_retrieved={int(self.n_ret.max(initial=0))}, "
             f"missing_in_run={int((~self.in_run).sum())})"
         )
 
@@ -75,33 +88,37 @@ def _check_qrels(qrels: Qrels) -> None:
         )
 
 
-def _gold_matrix(qrels: Qrels, qids: Sequence[str]) -> FloatArray:
-    golds = [qrels[q] for q in qids]
-    lens = np.fromiter(map(len, golds), np.int64, len(golds))
-    flat = _floats(chain.from_iterable(g.values() for g in golds), int(lens.sum()), "qrels gain")
-    width = max(int(lens.max(initial=0)), 1)
-    matrix = np.full((len(golds), width), _NAN)
-    rows, cols = _positions(lens)
-    matrix[rows, cols] = -flat
-    matrix.sort(axis=1)  # ascending of negated gains = descending gains; nan stays last
-    np.negative(matrix, out=matrix)
-    return matrix
-
-
 def _floats(values: Iterable[object], count: int, what: str) -> FloatArray:
     try:
         out = np.fromiter(values, np.float64, count)
     except (TypeError, ValueError) as error:
         raise InputError(f"every {what} must be a number ({error})") from None
+    if what == "qrels gain" and np.isnan(out).any():
+        raise InputError("a qrels gain is NaN; gains must be numbers")
     return out
 
 
-def _positions(lens: IntArray) -> tuple[IntArray, IntArray]:
-    total = int(lens.sum())
-    rows = np.repeat(np.arange(lens.size, dtype=np.int64), lens)
-    starts = np.cumsum(lens) - lens
-    cols = np.arange(total, dtype=np.int64) - np.repeat(starts, lens)
-    return rows, cols
+def _padded(flat: npt.NDArray[Any], lens: IntArray, fill: float | int) -> npt.NDArray[Any]:
+    """Rows of ``lens[i]`` consecutive values of ``flat``, right-padded with ``fill``."""
+    width = max(int(lens.max(initial=0)), 1)
+    out = np.full((lens.size, width), fill, dtype=flat.dtype)
+    out[np.arange(width) < lens[:, None]] = flat
+    return out
+
+
+def _sorted_desc(gains: FloatArray) -> FloatArray:
+    out = np.sort(-gains, axis=1)  # nan (padding) sorts last
+    np.negative(out, out=out)
+    return out
+
+
+def _hits(positions: IntArray, gains: FloatArray) -> tuple[IntArray, FloatArray]:
+    """Sort each row's (position, gain) slots by position; drop all-padding columns."""
+    order = np.argsort(positions, axis=1, kind="stable")
+    positions = np.take_along_axis(positions, order, axis=1)
+    gains = np.take_along_axis(gains, order, axis=1)
+    width = max(int((positions < NO_RANK).sum(axis=1).max(initial=0)), 1)
+    return positions[:, :width], gains[:, :width]
 
 
 def from_run(
@@ -123,63 +140,67 @@ def from_run(
     qids = tuple(sorted(qrels))
     n = len(qids)
     empty: dict[str, float] = {}
-    runs = [run.get(q, empty) for q in qids]
-    in_run = np.fromiter((q in run for q in qids), np.bool_, n)
+    golds = list(map(qrels.__getitem__, qids))
+    runs = list(map(run.get, qids, repeat(empty, n)))
     lens = np.fromiter(map(len, runs), np.int64, n)
-    total = int(lens.sum())
-    scores = _floats(chain.from_iterable(r.values() for r in runs), total, "run score")
+    gold_lens = np.fromiter(map(len, golds), np.int64, n)
+    n_gold = int(gold_lens.sum())
+    scores = _floats(chain.from_iterable(map(_values, runs)), int(lens.sum()), "run score")
     if np.isnan(scores).any():
         raise InputError("a run score is NaN; scores must be numbers")
-    gains = _floats(
+    gains = _floats(chain.from_iterable(map(_values, golds)), n_gold, "qrels gain")
+    # The run score of each gold document (nan when it was not retrieved).
+    gold_scores = _floats(
         chain.from_iterable(
-            map(qrels[q].get, r, repeat(_NAN, len(r))) for q, r in zip(qids, runs, strict=True)
+            map(r.get, g, repeat(_NAN, len(g))) for r, g in zip(runs, golds, strict=True)
         ),
-        total,
-        "qrels gain",
+        n_gold,
+        "run score",
     )
-    depth = max(int(lens.max(initial=0)), 1)
-    rows, cols = _positions(lens)
-    score_m = np.full((n, depth), -np.inf)
-    score_m[rows, cols] = scores
-    gain_m = np.full((n, depth), _NAN)
-    gain_m[rows, cols] = gains
-    gain_m = _sort_rows(score_m, gain_m, lens, runs, [qrels[q] for q in qids])
+    full = n > 0 and bool((lens == lens[0]).all()) and int(lens[0]) > 0
+    score_m = scores.reshape(n, int(lens[0])) if full else _padded(scores, lens, _NAN)
+    gold_score_m = _padded(gold_scores, gold_lens, _NAN)
+    gain_m = _padded(gains, gold_lens, _NAN)
+    positions = _gold_ranks(score_m, gold_score_m, runs, golds)
+    hit_pos, hit_gain = _hits(positions, np.where(positions < NO_RANK, gain_m, _NAN))
     return RankedBatch(
         query_ids=qids,
-        gains=gain_m,
+        hit_pos=hit_pos,
+        hit_gain=hit_gain,
         n_ret=lens,
-        gold=_gold_matrix(qrels, qids),
-        in_run=in_run,
-        not_in_gold=tuple(sorted(q for q in run if q not in qrels)),
+        gold=_sorted_desc(gain_m),
+        in_run=np.fromiter(map(run.__contains__, qids), np.bool_, n),
+        not_in_gold=tuple(sorted(set(run) - set(qrels))),
     )
 
 
-def _sort_rows(
+def _gold_ranks(
     score_m: FloatArray,
-    gain_m: FloatArray,
-    lens: IntArray,
+    gold_score_m: FloatArray,
     runs: Sequence[Mapping[str, float]],
     golds: Sequence[Mapping[str, float]],
-) -> FloatArray:
-    """Reorder each row of ``gain_m`` by score descending, ties by doc id descending."""
-    descending = (score_m[:, 1:] <= score_m[:, :-1]).all(axis=1)
-    unsorted = np.flatnonzero(~descending)
-    if unsorted.size:
-        sub = score_m[unsorted]
-        order = np.argsort(-sub, axis=1, kind="stable")
-        gain_m[unsorted] = np.take_along_axis(gain_m[unsorted], order, axis=1)
-        score_m[unsorted] = np.take_along_axis(sub, order, axis=1)
-    # Rows with equal adjacent scores (among real entries) need the doc-id tie-break: rare, so
-    # they are redone one by one with the exact trec_eval key.
-    width = score_m.shape[1]
-    if width > 1:
-        real = np.arange(1, width) < lens[:, None]
-        ties = np.flatnonzero(((score_m[:, 1:] == score_m[:, :-1]) & real).any(axis=1))
-        for i in ties.tolist():
-            get = golds[i].get
-            ordered = [get(doc, _NAN) for doc in rank_order(runs[i])]
-            gain_m[i, : len(ordered)] = _floats(ordered, len(ordered), "qrels gain")
-    return gain_m
+) -> IntArray:
+    """0-based rank of each gold document in its run (``NO_RANK`` when not retrieved).
+
+    rank = #{score > s} + #{score == s and id > doc}; the second term is computed one by one,
+    only for the rare gold documents that share their score with another document.
+    """
+    n, width = gold_score_m.shape
+    higher = np.empty((n, width), np.int64)
+    equal = np.empty((n, width), np.int64)
+    step = max(1, _CHUNK // max(1, width * score_m.shape[1]))
+    for lo in range(0, n, step):
+        block = score_m[lo : lo + step, None, :]
+        target = gold_score_m[lo : lo + step, :, None]
+        higher[lo : lo + step] = (block > target).sum(axis=2)
+        equal[lo : lo + step] = (block == target).sum(axis=2)
+    retrieved = ~np.isnan(gold_score_m)
+    ranks = np.where(retrieved, higher, NO_RANK)
+    for i, j in zip(*np.nonzero(retrieved & (equal > 1)), strict=True):
+        docs = list(golds[i])
+        doc, score = docs[j], float(gold_score_m[i, j])
+        ranks[i, j] += sum(1 for other, s in runs[i].items() if s == score and other > doc)
+    return ranks
 
 
 def from_rankings(
@@ -208,32 +229,37 @@ def from_rankings(
     qids = tuple(sorted(qrels))
     n = len(qids)
     removed = 0
-    lists: list[Sequence[str]] = []
+    lens = np.zeros(n, np.int64)
+    hit_lens = np.zeros(n, np.int64)
+    positions: list[int] = []
+    gains: list[object] = []
     empty: list[str] = []
-    for q in qids:
-        docs = rankings.get(q, empty)
+    for i, q in enumerate(qids):
+        docs: Sequence[str] = rankings.get(q, empty)
         if duplicates == "first" or parent_of is not None:
             unique = list(dict.fromkeys(docs))
             removed += len(docs) - len(unique)
             docs = unique
-        lists.append(docs)
-    lens = np.fromiter(map(len, lists), np.int64, n)
-    gains = _floats(
-        chain.from_iterable(
-            map(qrels[q].get, d, repeat(_NAN, len(d))) for q, d in zip(qids, lists, strict=True)
-        ),
-        int(lens.sum()),
-        "qrels gain",
+        gold = qrels[q]
+        found = [(rank, gold[doc]) for rank, doc in enumerate(docs) if doc in gold]
+        lens[i], hit_lens[i] = len(docs), len(found)
+        positions.extend(rank for rank, _ in found)
+        gains.extend(gain for _, gain in found)
+    gold_lens = np.fromiter((len(qrels[q]) for q in qids), np.int64, n)
+    gold_gains = _floats(
+        chain.from_iterable(qrels[q].values() for q in qids), int(gold_lens.sum()), "qrels gain"
     )
-    depth = max(int(lens.max(initial=0)), 1)
-    gain_m = np.full((n, depth), _NAN)
-    rows, cols = _positions(lens)
-    gain_m[rows, cols] = gains
+    pos_flat = np.asarray(positions, dtype=np.int64)
+    hit_pos, hit_gain = _hits(
+        _padded(pos_flat, hit_lens, NO_RANK),
+        _padded(_floats(gains, len(gains), "qrels gain"), hit_lens, _NAN),
+    )
     return RankedBatch(
         query_ids=qids,
-        gains=gain_m,
+        hit_pos=hit_pos,
+        hit_gain=hit_gain,
         n_ret=lens,
-        gold=_gold_matrix(qrels, qids),
+        gold=_sorted_desc(_padded(gold_gains, gold_lens, _NAN)),
         in_run=np.fromiter((q in rankings for q in qids), np.bool_, n),
         duplicates_removed=removed,
         not_in_gold=tuple(sorted(q for q in rankings if q not in qrels)),

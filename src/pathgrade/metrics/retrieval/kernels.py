@@ -37,7 +37,13 @@ import numpy as np
 
 from pathgrade.core.errors import InputError
 from pathgrade.metrics.registry import MetricInfo, info
-from pathgrade.metrics.retrieval.batch import BoolArray, FloatArray, IntArray, RankedBatch
+from pathgrade.metrics.retrieval.batch import (
+    NO_RANK,
+    BoolArray,
+    FloatArray,
+    IntArray,
+    RankedBatch,
+)
 from pathgrade.metrics.spec import MetricSpec
 
 _COUNTS = frozenset({"num_rel", "num_rel_ret", "num_ret"})
@@ -45,38 +51,67 @@ _GRADED = frozenset({"dcg", "ndcg"})
 
 
 class _Binary:
-    """Prefix arrays for one relevance threshold: hits@i, AP partial sums, first hit, |G|."""
+    """Per-slot arrays for one relevance threshold: relevant hits and their AP terms."""
 
     def __init__(self, batch: RankedBatch, threshold: float) -> None:
         with np.errstate(invalid="ignore"):
-            rel = batch.gains >= threshold  # nan (not in gold, padding) -> False
+            self.rel: BoolArray = batch.hit_gain >= threshold  # nan (padding) -> False
             self.num_rel: IntArray = (batch.gold >= threshold).sum(axis=1)
-        self.hits: IntArray = np.cumsum(rel, axis=1, dtype=np.int64)
-        ranks = np.arange(1, rel.shape[1] + 1, dtype=np.float64)
-        self.ap_sum: FloatArray = np.cumsum(np.where(rel, self.hits / ranks, 0.0), axis=1)
-        any_rel = rel.any(axis=1)
-        self.first: IntArray = np.where(any_rel, rel.argmax(axis=1), rel.shape[1])
+        # hit_pos is ascending, so the running count of relevant slots is hits@(pos + 1).
+        hits_here = np.cumsum(self.rel, axis=1)
+        self.ap_terms: FloatArray = np.where(self.rel, hits_here / (batch.hit_pos + 1.0), 0.0)
+        self.first: IntArray = np.where(self.rel, batch.hit_pos, NO_RANK).min(axis=1)
+        self.pos = batch.hit_pos
+
+        self._hits: dict[int | None, FloatArray] = {}
+
+    def hits(self, k: int | None) -> FloatArray:
+        if k not in self._hits:
+            within = self.rel if k is None else self.rel & (self.pos < k)
+            self._hits[k] = within.sum(axis=1).astype(np.float64)
+        return self._hits[k]
+
+    def ap_sum(self, k: int | None) -> FloatArray:
+        if k is None:
+            return _row_sum(self.ap_terms)
+        return _row_sum(np.where(self.pos < k, self.ap_terms, 0.0))
 
 
 class _Graded:
-    """Prefix sums of DCG and of the ideal DCG for one gain function."""
+    """Per-slot DCG terms and prefix sums of the ideal DCG for one gain function."""
 
     def __init__(self, batch: RankedBatch, gain: str) -> None:
-        self.dcg = np.cumsum(_discounted(batch.gains, gain), axis=1)
-        self.ideal = np.cumsum(_discounted(batch.gold, gain), axis=1)
+        valid = batch.hit_pos < NO_RANK
+        ranks = np.where(valid, batch.hit_pos, 0).astype(np.float64)
+        self.terms = np.where(valid, _gain(batch.hit_gain, gain) / np.log2(ranks + 2.0), 0.0)
+        self.pos = batch.hit_pos
+        ideal_ranks = np.arange(2, batch.gold.shape[1] + 2, dtype=np.float64)
+        self.ideal = np.cumsum(_gain(batch.gold, gain) / np.log2(ideal_ranks), axis=1)
         self.has_gold: BoolArray = self.ideal[:, -1] > 0
 
+    def dcg(self, k: int | None) -> FloatArray:
+        if k is None:
+            return _row_sum(self.terms)
+        return _row_sum(np.where(self.pos < k, self.terms, 0.0))
 
-def _discounted(gains: FloatArray, gain: str) -> FloatArray:
+    def ideal_dcg(self, k: int | None) -> FloatArray:
+        width = self.ideal.shape[1]
+        return self.ideal[:, width - 1 if k is None else min(k, width) - 1]
+
+
+def _row_sum(values: FloatArray) -> FloatArray:
+    """Left-to-right sums of each row: exact same value whatever the padding width."""
+    return np.cumsum(values, axis=1)[:, -1]
+
+
+def _gain(gains: FloatArray, gain: str) -> FloatArray:
     with np.errstate(invalid="ignore"):
         positive = np.where(gains > 0, gains, 0.0)  # nan, 0 and negative gains give nothing
-    values = np.exp2(positive) - 1.0 if gain == "exp" else positive
-    discount = 1.0 / np.log2(np.arange(2, gains.shape[1] + 2, dtype=np.float64))
-    return values * discount
+    return np.exp2(positive) - 1.0 if gain == "exp" else positive
 
 
 class Prefixes:
-    """Caches the prefix arrays a set of specs needs, so each is computed once per batch."""
+    """Caches the per-slot arrays a set of specs needs, so each is computed once per batch."""
 
     def __init__(self, batch: RankedBatch) -> None:
         self.batch = batch
@@ -92,13 +127,6 @@ class Prefixes:
         if gain not in self._graded:
             self._graded[gain] = _Graded(self.batch, gain)
         return self._graded[gain]
-
-
-def _col(matrix: FloatArray | IntArray, k: int | None) -> FloatArray:
-    """Column ``min(k, width) - 1`` (the value at cut-off k), as float."""
-    width = matrix.shape[1]
-    j = width - 1 if k is None else min(k, width) - 1
-    return matrix[:, j].astype(np.float64)
 
 
 def no_gold_policy(row: MetricInfo, spec: MetricSpec) -> str:
@@ -120,18 +148,18 @@ def compute(spec: MetricSpec, prefixes: Prefixes) -> tuple[FloatArray, BoolArray
     if name in _GRADED:
         graded = prefixes.graded(row.value(spec, "gain"))
         has_gold = graded.has_gold
-        dcg = _col(graded.dcg, k)
+        dcg = graded.dcg(k)
         if name == "dcg":
             values = dcg
         else:
-            ideal = _col(graded.ideal, k)
+            ideal = graded.ideal_dcg(k)
             with np.errstate(invalid="ignore", divide="ignore"):
                 values = np.where(ideal > 0, dcg / ideal, 0.0)
     else:
         binary = prefixes.binary(float(row.value(spec, "rel")) if name != "num_ret" else 1.0)
         num_rel = binary.num_rel.astype(np.float64)
         has_gold = binary.num_rel > 0
-        hits = _col(binary.hits, k)
+        hits = binary.hits(k)
         safe_rel = np.maximum(num_rel, 1.0)
         if name == "precision":
             values = hits / k if k is not None else hits / np.maximum(batch.n_ret, 1)
@@ -140,12 +168,12 @@ def compute(spec: MetricSpec, prefixes: Prefixes) -> tuple[FloatArray, BoolArray
         elif name == "hit_rate":
             values = (hits > 0).astype(np.float64)
         elif name == "mrr":
-            limit = binary.hits.shape[1] if k is None else min(k, binary.hits.shape[1])
+            limit = NO_RANK if k is None else k
             values = np.where(binary.first < limit, 1.0 / (binary.first + 1.0), 0.0)
         elif name in ("ap", "map"):
             gold_denominator = name == "map" or row.value(spec, "denominator") == "gold"
             denom = safe_rel if gold_denominator or k is None else np.minimum(safe_rel, k)
-            values = _col(binary.ap_sum, k) / denom
+            values = binary.ap_sum(k) / denom
         elif name == "num_rel":
             values = num_rel
         elif name == "num_rel_ret":
@@ -184,7 +212,7 @@ def micro(spec: MetricSpec, prefixes: Prefixes, mask: BoolArray) -> float | None
     if name in _GRADED or name in ("mrr", "ap", "map"):
         return None
     binary = prefixes.binary(float(row.value(spec, "rel")) if name != "num_ret" else 1.0)
-    hits = _col(binary.hits, k)[mask]
+    hits = binary.hits(k)[mask]
     n_ret = (batch.n_ret if k is None else np.minimum(batch.n_ret, k))[mask]
     if name == "precision":
         denominator = float(k * mask.sum()) if k is not None else float(n_ret.sum())
