@@ -9,12 +9,23 @@ from __future__ import annotations
 
 import gc
 from collections.abc import Iterable, Mapping
+from dataclasses import replace
+from typing import Any
 
 from pathgrade.core.config import ScoringConfig
 from pathgrade.core.errors import InputError
 from pathgrade.core.results import ScoreResult
 from pathgrade.core.types import Case, Run
 from pathgrade.metrics.trajectory.scorer import score_trajectories
+from pathgrade.layers import (
+    LayerColumns,
+    answer_columns,
+    retrieval_columns,
+    tool_columns,
+    trial_summary,
+)
+from pathgrade.metrics.tool.schemas import ToolSet
+from pathgrade.metrics.tool.validators import Validator
 from pathgrade.plugins import argument_matchers
 
 
@@ -33,29 +44,56 @@ def score(
     cases: Iterable[Case] | Mapping[str, Case],
     runs: Iterable[Run],
     config: ScoringConfig | None = None,
+    *,
+    tools: ToolSet | None = None,
+    validators: Mapping[str, Validator] | None = None,
+    strict_tools: bool = False,
 ) -> ScoreResult:
-    """Score every run against its case's reference paths.
+    """Score every run: its path against the case's references, plus every other layer the
+    data has labels for (retrieval, tool calls, answers; pass@k over trials).
 
     Args:
         cases: the cases (a sequence, or a mapping by ``case_id``); ids must be unique.
         runs: the runs; each must name a known ``case_id``.
-        config: penalties, weights, budgets, tool kinds and argument matching; defaults
-            as documented in ``docs/trajectory.md``.
+        config: penalties, weights, budgets, tool kinds, argument matching, layer options;
+            defaults as documented in ``docs/trajectory.md``.
+        tools: tool schemas (``pathgrade.io.tools.load_tools``) for the tool-call layer.
+        validators: custom argument validators by name (tool layer).
+        strict_tools: a called tool that no schema names is an error, not a report.
 
     Returns:
         A :class:`~pathgrade.core.results.ScoreResult`: per-run metrics (column-wise),
         defects and alignment on demand, and ``summary()``.
 
     Raises:
-        InputError: a duplicate case id or a run for an unknown case.
+        InputError: a duplicate case id, a run for an unknown case, or bad layer input.
     """
+    config = config or ScoringConfig()
     case_map, run_list, plugins = _case_map(cases), list(runs), argument_matchers()
     # Scoring allocates many short-lived objects and creates no reference cycles; pausing
     # the cyclic collector (restored below) saves about a third of the time on large inputs.
     was_enabled = gc.isenabled()
     gc.disable()
     try:
-        return score_trajectories(case_map, run_list, config, plugins)
+        result = score_trajectories(case_map, run_list, config, plugins)
+        extra = LayerColumns()
+        retrieval_columns(case_map, run_list, config, extra)
+        references = [None if i < 0 else int(i) for i in result.reference_index]
+        tool_columns(case_map, run_list, config, references, tools, validators, strict_tools, extra)
+        goal = result.metrics["goal_success"]
+        answer_columns(case_map, run_list, config, goal, extra)
+        trials = trial_summary(run_list, goal, extra)
     finally:
         if was_enabled:
             gc.enable()
+    summary_extra: dict[str, Any] = dict(extra.summary)
+    if trials is not None:
+        summary_extra.update(trials)
+    if extra.not_computed:
+        summary_extra["not_computed"] = extra.not_computed
+    return replace(
+        result,
+        metrics={**result.metrics, **extra.values},
+        kinds={**result.kinds, **extra.kinds},
+        summary_extra=summary_extra,
+    )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sys
 from collections import Counter
 from pathlib import Path
@@ -17,7 +18,17 @@ from pathgrade.evaluate import score
 from pathgrade.io.cases import load_cases, load_runs
 from pathgrade.io.config import load_config
 from pathgrade.io.results import write_results
+from pathgrade.io.tools import entry_point_validators, load_tools
 from pathgrade.report.text import render_runs, render_summary
+
+
+def _located(error: InputError, file: str, lines: list[int]) -> InputError:
+    if error.file is not None:
+        return error
+    match = re.match(r"run (\d+)\b", error.message)
+    if match and int(match.group(1)) < len(lines):
+        return error.at(file=file, line=lines[int(match.group(1))])
+    return error.at(file=file)
 
 
 def _defect_counts(result: ScoreResult) -> dict[str, int]:
@@ -43,16 +54,36 @@ def score_command(
         bool, typer.Option("--skip-invalid", help="Score the valid records; report the rest.")
     ] = False,
     limit: Annotated[int, typer.Option("--limit", help="Rows in the runs table.")] = 50,
+    tools: Annotated[
+        Path | None,
+        typer.Option("--tools", help="Tool schemas (OpenAI function format or {name: schema})."),
+    ] = None,
+    strict: Annotated[
+        bool, typer.Option("--strict", help="A called tool that no schema names is an error.")
+    ] = False,
 ) -> None:
-    """Score each run's path against its case's reference paths."""
+    """Score each run's path against its case's reference paths, and every other layer the
+    data has labels for."""
     scoring = load_config(config)
+    toolset = load_tools(tools) if tools is not None else None
     loaded_cases = load_cases(cases, skip_invalid=skip_invalid)
     by_id = {c.case_id: c for c in loaded_cases.items}
     loaded_runs = load_runs(runs, by_id, skip_invalid=skip_invalid)
     skipped = loaded_cases.skipped + loaded_runs.skipped
     if not loaded_runs.items:
         raise InputError("no valid runs to score", file=str(runs))
-    result = score(by_id, loaded_runs.items, scoring)
+    try:
+        result = score(
+            by_id,
+            loaded_runs.items,
+            scoring,
+            tools=toolset,
+            validators=entry_point_validators(),
+            strict_tools=strict,
+        )
+    except InputError as error:
+        # Errors raised while scoring name a run by position: point at its line in the file.
+        raise _located(error, str(runs), loaded_runs.lines) from None
     summary: dict[str, Any] = result.summary()
     summary["defects"] = _defect_counts(result)
     if skip_invalid:

@@ -94,12 +94,27 @@ class Weights(_Config):
         )
 
 
+class RetrievalLayer(_Config):
+    """The retrieval layer of ``pathgrade score``: metric specs and how rank is read."""
+
+    metrics: tuple[str, ...] = ("precision@5", "recall@5", "hit_rate@5", "mrr@10", "ndcg@10")
+    order: Literal["list", "score"] = "list"
+
+
+class AnswerLayer(_Config):
+    """The answer layer: tolerance of ``numeric_match``."""
+
+    abs_tol: float = Field(default=0.0, ge=0)
+    rel_tol: float = Field(default=1e-6, ge=0)
+
+
 class ScoringConfig(_Config):
     """Everything that changes a trajectory score.
 
     ``budget`` applies to cases that give none; ``tool_kinds`` declares tools ``read`` or
     ``write`` (a case's own ``tool_kinds`` win); ``fallbacks`` lists, per tool, the tools that
-    count as a fallback after it fails (for ``recovery_rate``).
+    count as a fallback after it fails (for ``recovery_rate``); ``dangerous_tools`` get their
+    false-positive rate reported on its own by the tool layer.
     """
 
     matching: MatchingConfig = Field(default_factory=MatchingConfig)
@@ -108,3 +123,6 @@ class ScoringConfig(_Config):
     budget: Budget | None = None
     tool_kinds: dict[str, ToolKind] = Field(default_factory=dict)
     fallbacks: dict[str, tuple[str, ...]] = Field(default_factory=dict)
+    dangerous_tools: tuple[str, ...] = ()
+    retrieval: RetrievalLayer = Field(default_factory=RetrievalLayer)
+    answer: AnswerLayer = Field(default_factory=AnswerLayer)

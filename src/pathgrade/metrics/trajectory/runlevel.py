@@ -1,9 +1,10 @@
 """Run-level checks that do not depend on which reference path is used.
 
-- ``goal_success``: the run's ``success`` when the harness recorded it; else the answer
-  matched against the case's gold answers after normalisation (NFKC, case and whitespace
-  folding; numeric strings compared as numbers); else undefined (``nan``), never 0. A case
-  with gold answers and a run with no answer is a failure.
+- ``goal_success``: the run's ``success`` when the harness recorded it; else, for an
+  unanswerable case, whether the run abstained; else the answer matched against the case's
+  gold answers after normalisation (NFKC, case and whitespace folding; numeric strings
+  compared as numbers); else undefined (``nan``), never 0. A case with gold answers and a run
+  that gave no answer (or abstained) is a failure.
 - Budget: ``steps`` = number of steps; ``tokens``/``cost``/``latency_ms`` = the run's
   ``usage`` value when given, else the sum over steps when any step has one, else unknown
   (an unknown value never counts as over budget). Over budget means strictly greater.
@@ -41,6 +42,10 @@ def goal_success(run: Run, case: Case) -> float:
     """1.0, 0.0, or ``nan`` when nothing says whether the goal was reached."""
     if run.success is not None:
         return 1.0 if run.success else 0.0
+    if not case.answerable:  # the goal is to abstain
+        return 1.0 if run.abstained else 0.0
+    if run.abstained and case.gold_answers():
+        return 0.0
     gold = case.gold_answers()
     if not gold:
         return NAN

@@ -1,0 +1,195 @@
+"""Orchestration of the layers beyond the path: retrieval, tool calls, answers, trials.
+
+Each layer runs only where the data has what it needs, and a metric without labels is
+reported as *not computed* (with the reason), never as 0:
+
+- retrieval: runs with ``retrieved`` whose case has ``gold_evidence``;
+- tool calls: when a tools file is given, a case has ``expected_state``, or dangerous tools
+  are declared (schema validity, argument correctness, execution, end state);
+- answers: cases with ``gold_answer``, runs with ``context``, ``claims``, ``citations`` or
+  ``rubric``; abstention over the whole set when any case is unanswerable or any run abstains;
+- trials: ``pass@k`` / ``pass^k`` over ``goal_success`` when runs have several trials.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from pathgrade.core.config import ScoringConfig
+from pathgrade.core.results import MetricKind
+from pathgrade.core.types import Case, Run
+from pathgrade.metrics.answer.layer import abstention_layer, answer_layer
+from pathgrade.metrics.retrieval.per_run import score_runs
+from pathgrade.metrics.tool.layer import tool_layer
+from pathgrade.metrics.tool.schemas import ToolSet
+from pathgrade.metrics.tool.validators import Validator
+from pathgrade.stats.passk import passk_summary
+
+FloatArray = npt.NDArray[np.float64]
+_COUNT_SUFFIXES = ("_calls", "_errors", "_differences", "_not_shown", "_positives")
+_COUNTS = {"claims_supported", "claims_unsupported", "claims_unverifiable"}
+
+
+def metric_kind(name: str) -> MetricKind:
+    """How a layer metric is typed in JSON: counts as integers, the rest as numbers."""
+    if name in _COUNTS or name.endswith(_COUNT_SUFFIXES):
+        return "count"
+    return "rate"
+
+
+@dataclass
+class LayerColumns:
+    """Extra per-run columns, what was not computed (metric -> reason), dataset-level extras."""
+
+    values: dict[str, FloatArray] = field(default_factory=dict)
+    kinds: dict[str, MetricKind] = field(default_factory=dict)
+    not_computed: dict[str, str] = field(default_factory=dict)
+    summary: dict[str, Any] = field(default_factory=dict)
+
+    def put(self, index: int, metrics: Mapping[str, float | None], n_runs: int) -> None:
+        for name, value in metrics.items():
+            column = self.values.get(name)
+            if column is None:
+                column = self.values[name] = np.full(n_runs, math.nan)
+                self.kinds[name] = metric_kind(name)
+            column[index] = math.nan if value is None else float(value)
+
+
+def retrieval_columns(
+    cases: Mapping[str, Case], runs: Sequence[Run], config: ScoringConfig, out: LayerColumns
+) -> None:
+    """The retrieval layer (issue: runs' ``retrieved`` against cases' ``gold_evidence``)."""
+    gold = [cases[r.case_id].gold_evidence for r in runs]
+    if all(g is None for g in gold):
+        out.not_computed["retrieval"] = "no case has gold_evidence"
+        return
+    retrieval = config.retrieval
+    scored = score_runs([r.retrieved for r in runs], gold, retrieval.metrics, order=retrieval.order)
+    for name, column in scored.values.items():
+        out.values[name] = column
+        out.kinds[name] = "rate"
+    out.summary["retrieval"] = {
+        "runs_with_gold": int(scored.applicable.sum()),
+        "runs_without_retrieved": int(scored.missing_retrieved.sum()),
+        "micro": {m.name: m.micro for m in scored.result.metrics},
+    }
+
+
+def tool_columns(
+    cases: Mapping[str, Case],
+    runs: Sequence[Run],
+    config: ScoringConfig,
+    reference_index: Sequence[int | None],
+    tools: ToolSet | None,
+    validators: Mapping[str, Validator] | None,
+    strict: bool,
+    out: LayerColumns,
+) -> None:
+    """The tool-call layer, when a tools file, expected end states or dangerous tools exist."""
+    wanted = (
+        tools is not None
+        or bool(config.dangerous_tools)
+        or any(c.expected_state is not None for c in cases.values())
+    )
+    if not wanted:
+        out.not_computed["tool_layer"] = "no tools file, expected_state or dangerous tools"
+        return
+    layer = tool_layer(
+        cases,
+        runs,
+        tools,
+        matching=config.matching,
+        validators=validators,
+        dangerous=config.dangerous_tools,
+        reference_indices=reference_index,
+        strict=strict,
+    )
+    reasons: Counter[str] = Counter()
+    for index, result in enumerate(layer.runs):
+        out.put(index, result.metrics, len(runs))
+        reasons.update(f"{name}: {why}" for name, why in result.not_computed.items())
+    report = layer.report
+    out.summary["tools"] = {
+        "per_tool": [row.as_dict() for row in report.per_tool],
+        "dangerous": {
+            "tools": list(report.dangerous.tools),
+            "false_positives": report.dangerous.fp,
+            "true_negatives": report.dangerous.tn,
+            "false_positive_rate": report.dangerous.false_positive_rate,
+            "runs": [
+                {"case_id": f.case_id, "run_id": f.run_id, "trial": f.trial, "tool": f.tool}
+                for f in report.dangerous.false_positives
+            ],
+        },
+        "unknown_tools": dict(report.unknown_tools),
+    }
+    for reason, count in reasons.items():
+        name, why = reason.split(": ", 1)
+        if name not in out.values:
+            out.not_computed[name] = f"{why} ({count} runs)"
+
+
+def answer_columns(
+    cases: Mapping[str, Case],
+    runs: Sequence[Run],
+    config: ScoringConfig,
+    goal_success: FloatArray,
+    out: LayerColumns,
+) -> None:
+    """The answer layer per run, and abstention over the set."""
+    n_runs = len(runs)
+    labelled = 0
+    for index, run in enumerate(runs):
+        case = cases[run.case_id]
+        if not (
+            case.gold_answer is not None
+            or run.context is not None
+            or run.claims is not None
+            or run.citations is not None
+            or run.rubric is not None
+        ):
+            continue
+        labelled += 1
+        result = answer_layer(
+            case, run, abs_tol=config.answer.abs_tol, rel_tol=config.answer.rel_tol
+        )
+        out.put(index, result.metrics, n_runs)
+    if not labelled:
+        out.not_computed["answer_layer"] = "no gold answers, context, claims, citations or rubric"
+    if any(not c.answerable for c in cases.values()) or any(r.abstained for r in runs):
+        correct = [None if math.isnan(g) else bool(g) for g in goal_success]
+        report = abstention_layer(cases, runs, correct)
+        out.summary["abstention"] = {
+            **report.metrics(),
+            "curve": [
+                {"threshold": p.threshold, "coverage": p.coverage, "risk": p.risk, "kept": p.kept}
+                for p in report.curve or ()
+            ],
+        }
+
+
+def trial_summary(
+    runs: Sequence[Run], goal_success: FloatArray, out: LayerColumns
+) -> dict[str, Any] | None:
+    """``pass@k``, ``pass^k`` and ``trials`` when some case has several trial numbers.
+
+    Runs that share a ``(case_id, trial)`` are different systems, not trials: then pass@k is
+    not computed (and the summary says why).
+    """
+    trials: dict[str, set[int]] = {}
+    for run in runs:
+        trials.setdefault(run.case_id, set()).add(run.trial)
+    if not trials or max(len(t) for t in trials.values()) < 2:
+        return None
+    if sum(len(t) for t in trials.values()) != len(runs):
+        out.not_computed["pass@k"] = "some (case_id, trial) pairs have several runs"
+        return None
+    outcome = [None if math.isnan(g) else bool(g) for g in goal_success]
+    return passk_summary([r.case_id for r in runs], [r.trial for r in runs], outcome)
