@@ -16,7 +16,6 @@ from pathgrade.core.config import ScoringConfig
 from pathgrade.core.errors import InputError
 from pathgrade.core.results import ScoreResult
 from pathgrade.core.types import Case, Run
-from pathgrade.metrics.trajectory.scorer import score_trajectories
 from pathgrade.layers import (
     LayerColumns,
     answer_columns,
@@ -26,6 +25,7 @@ from pathgrade.layers import (
 )
 from pathgrade.metrics.tool.schemas import ToolSet
 from pathgrade.metrics.tool.validators import Validator
+from pathgrade.metrics.trajectory.scorer import score_trajectories
 from pathgrade.plugins import argument_matchers
 
 

@@ -81,9 +81,9 @@ def score_command(
             validators=entry_point_validators(),
             strict_tools=strict,
         )
-    except InputError as error:
+    except InputError as failure:
         # Errors raised while scoring name a run by position: point at its line in the file.
-        raise _located(error, str(runs), loaded_runs.lines) from None
+        raise _located(failure, str(runs), loaded_runs.lines) from None
     summary: dict[str, Any] = result.summary()
     summary["defects"] = _defect_counts(result)
     if skip_invalid:
