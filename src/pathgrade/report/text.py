@@ -68,6 +68,22 @@ def render_summary(console: Console, summary: Mapping[str, Any]) -> None:
             continue
         table.add_row(Text(name), _cell(value), Text(str(undefined.get(name, 0))))
     console.print(table)
+    for key in ("pass@k", "pass^k"):
+        values = summary.get(key)
+        if values:
+            console.print(Text(f"{key}: " + ", ".join(f"k={k} {v:.4f}" for k, v in values.items())))
+    abstention = summary.get("abstention")
+    if abstention:
+        shown = ("coverage", "selective_accuracy", "risk", "aurc")
+        console.print(
+            Text("abstention: " + ", ".join(f"{k} {_cell(abstention.get(k)).plain}" for k in shown))
+        )
+    not_computed = summary.get("not_computed")
+    if not_computed:
+        console.print(
+            Text("not computed: " + "; ".join(f"{k} ({v})" for k, v in not_computed.items())),
+            style="dim",
+        )
     defects = summary.get("defects")
     if defects:
         console.print(Text("defects: " + ", ".join(f"{k} {v}" for k, v in sorted(defects.items()))))
