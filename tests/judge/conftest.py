@@ -1,0 +1,178 @@
+"""A local OpenAI-compatible stub server (real HTTP on 127.0.0.1, port 0) for the judge tests.
+
+Rules match a request by a substring of its item-specific user message (the last user turn
+that is not a repair request) and, optionally, of its system message; each rule replays its
+replies in order and repeats the last one. Every request is recorded (body and headers), and
+the largest number of requests in flight is tracked.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import pytest
+
+API_KEY = "sk-test-SECRET-9f8e7d6c5b4a"
+REPAIR_PREFIX = "Your reply could not be used"
+
+
+@dataclass
+class Reply:
+    status: int = 200
+    content: str | None = None
+    headers: dict[str, str] = field(default_factory=dict)
+    delay: float = 0.0
+    body: str | None = None
+
+
+def verdict(obj: Any, **kwargs: Any) -> Reply:
+    return Reply(content=json.dumps(obj), **kwargs)
+
+
+def completion(content: str) -> dict[str, Any]:
+    return {
+        "id": "chatcmpl-stub",
+        "object": "chat.completion",
+        "created": 0,
+        "model": "stub-model-2024-01-01",
+        "system_fingerprint": "fp_stub_1",
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": content},
+                "finish_reason": "stop",
+            }
+        ],
+        "usage": {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120},
+    }
+
+
+@dataclass
+class Rule:
+    match: tuple[str, ...]
+    system: str | None
+    replies: list[Reply]
+    hits: int = 0
+
+
+class Stub:
+    def __init__(self) -> None:
+        self.rules: list[Rule] = []
+        self.requests: list[dict[str, Any]] = []
+        self.lock = threading.Lock()
+        self.in_flight = 0
+        self.max_in_flight = 0
+        self.url = ""
+
+    def on(self, match: str | tuple[str, ...], *replies: Reply, system: str | None = None) -> Rule:
+        parts = (match,) if isinstance(match, str) else match
+        rule = Rule(parts, system, list(replies))
+        self.rules.insert(0, rule)  # later rules win
+        return rule
+
+    @staticmethod
+    def reply(**kwargs: Any) -> Reply:
+        return Reply(**kwargs)
+
+    @staticmethod
+    def verdict(obj: Any, **kwargs: Any) -> Reply:
+        return verdict(obj, **kwargs)
+
+    def reset(self) -> None:
+        with self.lock:
+            self.requests.clear()
+            self.max_in_flight = 0
+
+    def _target(self, body: dict[str, Any]) -> tuple[str, str]:
+        messages = body.get("messages", [])
+        system = next((m["content"] for m in messages if m["role"] == "system"), "")
+        users = [
+            m["content"]
+            for m in messages
+            if m["role"] == "user" and not m["content"].startswith(REPAIR_PREFIX)
+        ]
+        return system, users[-1] if users else ""
+
+    def pick(self, body: dict[str, Any]) -> Reply:
+        system, user = self._target(body)
+        with self.lock:
+            for rule in self.rules:
+                if all(part in user for part in rule.match) and (
+                    rule.system is None or rule.system in system
+                ):
+                    reply = rule.replies[min(rule.hits, len(rule.replies) - 1)]
+                    rule.hits += 1
+                    return reply
+        return Reply(status=404, body='{"error": "no stub rule matches"}')
+
+
+def _handler(stub: Stub) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+        def do_POST(self) -> None:
+            length = int(self.headers.get("Content-Length", "0"))
+            raw = self.rfile.read(length)
+            body = json.loads(raw)
+            with stub.lock:
+                stub.requests.append(
+                    {"path": self.path, "headers": dict(self.headers), "body": body}
+                )
+                stub.in_flight += 1
+                stub.max_in_flight = max(stub.max_in_flight, stub.in_flight)
+            try:
+                reply = stub.pick(body)
+                if reply.delay:
+                    time.sleep(reply.delay)
+                if reply.body is not None:
+                    payload = reply.body.encode()
+                else:
+                    payload = json.dumps(completion(reply.content or "")).encode()
+                self.send_response(reply.status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(payload)))
+                for name, value in reply.headers.items():
+                    self.send_header(name, value)
+                self.end_headers()
+                self.wfile.write(payload)
+            except (BrokenPipeError, ConnectionResetError):
+                pass  # the client gave up (timeout test)
+            finally:
+                with stub.lock:
+                    stub.in_flight -= 1
+
+    return Handler
+
+
+class _Server(ThreadingHTTPServer):
+    request_queue_size = 256  # listen backlog above the concurrency any test uses
+    daemon_threads = True
+
+
+@pytest.fixture
+def stub() -> Iterator[Stub]:
+    server_stub = Stub()
+    server = _Server(("127.0.0.1", 0), _handler(server_stub))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    server_stub.url = f"http://127.0.0.1:{server.server_address[1]}/v1"
+    try:
+        yield server_stub
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
+
+
+@pytest.fixture
+def api_key() -> str:
+    return API_KEY
