@@ -1,0 +1,193 @@
+"""Replay an agent against frozen tool fixtures recorded from a run.
+
+The agent is any callable ``agent(task) -> answer`` (a string or ``None``). Through the
+:class:`ReplayTask` it sees the case's query, calls tools with :meth:`ReplayTask.call` (each
+answered from the recording, see :mod:`pathgrade.replay.fixtures`), and reads frozen time
+(:meth:`ReplayTask.now`) and seeded randomness (:attr:`ReplayTask.rng`). With
+``freeze_globals`` the harness also freezes ``time.time``/``time.time_ns`` and seeds the
+``random`` module for the duration of the agent's call, restoring both afterwards.
+
+A call with no matching recording gets the configured reply (:class:`Unrecorded`): an error
+observation by default, a fixed value, or an abort; every such call is flagged in the step's
+``metadata["replay"]`` and counted in the run's ``metadata["replay"]["unrecorded"]``.
+The replayed run is an ordinary :class:`~pathgrade.core.types.Run`: score it and compare it
+like any other.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from pathgrade.core.config import MatchingConfig
+from pathgrade.core.types import Case, Run, Step
+from pathgrade.metrics.trajectory.arguments import ValueMatcher
+from pathgrade.replay.fixtures import FixtureSet
+
+UnrecordedMode = Literal["error", "value", "abort"]
+#: Frozen time when the recording has none: 2024-01-01T00:00:00Z.
+DEFAULT_EPOCH = 1_704_067_200.0
+
+
+class UnrecordedCallError(RuntimeError):
+    """Raised inside the agent on an unrecorded call when the policy is ``abort``."""
+
+
+@dataclass(frozen=True)
+class Unrecorded:
+    """What an unrecorded call gets: ``error`` (an error observation, the default),
+    ``value`` (``reply`` as the output), or ``abort`` (the run stops there)."""
+
+    mode: UnrecordedMode = "error"
+    reply: Any = None
+    message: str = "no recorded result for this call (replay)"
+
+
+@dataclass(frozen=True)
+class Observation:
+    """What a tool call returns in replay."""
+
+    output: Any
+    error: str | None
+    recorded: bool
+
+
+@dataclass
+class ReplayTask:
+    """The agent's view of one replayed case."""
+
+    case_id: str
+    query: str | None
+    recorded: Run
+    fixtures: FixtureSet
+    unrecorded: Unrecorded
+    clock: float
+    rng: random.Random
+    steps: list[Step] = field(default_factory=list)
+    misses: int = 0
+
+    def now(self) -> float:
+        """Frozen unix time: the recording's start (it does not advance)."""
+        return self.clock
+
+    def call(self, tool: str, arguments: Any = None, /, **kwargs: Any) -> Observation:
+        """Call ``tool`` with ``arguments`` (a dict or list) or keyword arguments."""
+        args: Any = dict(kwargs) if arguments is None else arguments
+        if arguments is not None and kwargs:
+            raise TypeError("give the arguments either as one value or as keywords, not both")
+        fixture = self.fixtures.lookup(tool, args)
+        if fixture is not None:
+            obs = Observation(fixture.output, fixture.error, True)
+            meta: dict[str, Any] = {"replay": "recorded", "fixture": fixture.index}
+        else:
+            self.misses += 1
+            meta = {"replay": "unrecorded"}
+            if self.unrecorded.mode == "abort":
+                self.steps.append(
+                    Step(tool=tool, arguments=args, error=self.unrecorded.message, metadata=meta)
+                )
+                raise UnrecordedCallError(f"unrecorded call {tool}({args!r})")
+            if self.unrecorded.mode == "value":
+                obs = Observation(self.unrecorded.reply, None, False)
+            else:
+                obs = Observation(None, self.unrecorded.message, False)
+        self.steps.append(
+            Step(tool=tool, arguments=args, output=obs.output, error=obs.error, metadata=meta)
+        )
+        return obs
+
+
+Agent = Callable[[ReplayTask], Any]
+
+
+@contextmanager
+def frozen_globals(now: float, seed: int) -> Iterator[None]:
+    """Freeze ``time.time``/``time.time_ns`` at ``now`` and seed ``random``; restore after."""
+    saved_time, saved_ns, state = time.time, time.time_ns, random.getstate()
+    time.time = lambda: now
+    time.time_ns = lambda: int(now * 1e9)
+    random.seed(seed)
+    try:
+        yield
+    finally:
+        time.time, time.time_ns = saved_time, saved_ns
+        random.setstate(state)
+
+
+def _start_time(run: Run) -> float:
+    starts = [s.start_time for s in run.steps if s.start_time is not None]
+    return min(starts) if starts else DEFAULT_EPOCH
+
+
+def replay_run(
+    recorded: Run,
+    agent: Agent,
+    *,
+    case: Case | None = None,
+    matching: MatchingConfig | None = None,
+    plugins: Mapping[str, ValueMatcher] | None = None,
+    unrecorded: Unrecorded | None = None,
+    seed: int = 0,
+    label: str = "replay",
+    freeze_globals: bool = True,
+) -> Run:
+    """Run ``agent`` once against the fixtures of ``recorded``; the replayed run.
+
+    The agent's answer is the run's ``answer`` (``str(answer)`` unless ``None``). An agent
+    exception other than an abort on an unrecorded call propagates.
+    """
+    task = ReplayTask(
+        case_id=recorded.case_id,
+        query=case.query if case is not None else None,
+        recorded=recorded,
+        fixtures=FixtureSet.from_run(recorded, matching, plugins),
+        unrecorded=unrecorded or Unrecorded(),
+        clock=_start_time(recorded),
+        rng=random.Random(seed),
+    )
+    aborted = False
+    answer: Any = None
+    with frozen_globals(task.clock, seed) if freeze_globals else _nothing():
+        try:
+            answer = agent(task)
+        except UnrecordedCallError:
+            aborted = True
+    run_id = f"{recorded.run_id or recorded.case_id}#{label}"
+    return Run(
+        case_id=recorded.case_id,
+        run_id=run_id,
+        trial=recorded.trial,
+        steps=tuple(task.steps),
+        answer=None if answer is None else str(answer),
+        metadata={
+            "replay": {
+                "source_run": recorded.run_id,
+                "label": label,
+                "seed": seed,
+                "unrecorded": task.misses,
+                "unused_fixtures": len(task.fixtures.unused()),
+                "aborted": aborted,
+            }
+        },
+    )
+
+
+@contextmanager
+def _nothing() -> Iterator[None]:
+    yield
+
+
+def replay_runs(
+    recorded: Iterable[Run],
+    agent: Agent,
+    *,
+    cases: Mapping[str, Case] | None = None,
+    **options: Any,
+) -> Iterator[Run]:
+    """:func:`replay_run` over many recorded runs (same options for each)."""
+    for run in recorded:
+        yield replay_run(run, agent, case=(cases or {}).get(run.case_id), **options)
