@@ -46,6 +46,9 @@ def _register() -> None:
     from pathgrade.cli import ingest as _ingest
 
     app.command("ingest")(_ingest.ingest_command)
+    from pathgrade.cli import replay as _replay
+
+    app.command("replay")(_replay.replay_command)
 
 
 def main(argv: list[str] | None = None) -> int:
