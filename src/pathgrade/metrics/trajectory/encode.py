@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from itertools import chain
+from operator import attrgetter
 from typing import Any
 
 import numpy as np
@@ -24,6 +25,7 @@ from pathgrade.metrics.trajectory.arguments import MatcherSet, freeze
 IntArray = npt.NDArray[np.int64]
 BoolArray = npt.NDArray[np.bool_]
 
+_TOOL_AND_ARGUMENTS = attrgetter("tool", "arguments")
 REF_PAD = -1
 AGENT_PAD = -2
 
@@ -66,12 +68,15 @@ class StepEncoder:
             code = self._interned[value] = len(self._interned)
         return code
 
-    def _encode_call(self, tool: str, arguments: Any) -> int:
-        """The code of a distinct ``(tool, arguments)``; its properties are in the call table."""
+    @staticmethod
+    def _raw(arguments: Any) -> bytes:
         try:
-            raw = orjson.dumps(arguments, option=orjson.OPT_SORT_KEYS)
-        except TypeError:  # not plain JSON (e.g. non-string keys): no byte cache
-            raw = repr(arguments).encode()
+            return orjson.dumps(arguments, option=orjson.OPT_SORT_KEYS)
+        except TypeError:  # not plain JSON (e.g. non-string keys): a stable text instead
+            return repr(arguments).encode()
+
+    def _encode_call(self, tool: str, arguments: Any, raw: bytes) -> int:
+        """The code of a distinct ``(tool, arguments)``; its properties are in the call table."""
         cached = self._calls.get((tool, raw))
         if cached is not None:
             return cached
@@ -93,10 +98,19 @@ class StepEncoder:
         offsets = np.zeros(len(paths) + 1, dtype=np.int64)
         np.cumsum(lengths, out=offsets[1:])
         flat = tuple(chain.from_iterable(paths))
-        encode_call = self._encode_call
-        calls = np.fromiter(
-            (encode_call(s.tool, s.arguments) for s in flat), dtype=np.int64, count=len(flat)
-        )
+        pairs = list(map(_TOOL_AND_ARGUMENTS, flat))
+        try:  # the hot path: one serialisation and one dictionary look-up per step
+            dumps, option = orjson.dumps, orjson.OPT_SORT_KEYS
+            keys = [(tool, dumps(args, option=option)) for tool, args in pairs]
+        except TypeError:
+            keys = [(tool, self._raw(args)) for tool, args in pairs]
+        get = self._calls.get
+        codes = [get(key, -1) for key in keys]
+        for index, code in enumerate(codes):
+            if code < 0:  # first time this call is seen
+                tool, args = pairs[index]
+                codes[index] = self._encode_call(tool, args, keys[index][1])
+        calls = np.array(codes, dtype=np.int64)
         table = self._call_table
         tool = np.fromiter((t[0] for t in table), dtype=np.int64, count=len(table))
         key = np.fromiter((t[1] for t in table), dtype=np.int64, count=len(table))
