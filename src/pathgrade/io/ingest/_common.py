@@ -157,8 +157,8 @@ def json_lines(path: str | Path, options: IngestOptions) -> Iterator[tuple[int, 
     """``(line, value)`` of each JSON line, or of the one JSON document when the file is one.
 
     A file whose text parses as one JSON document (an array or an object, possibly spread
-    over many lines) yields it once, at the line where it starts. Otherwise each non-blank line is a record;
-    a malformed line is reported through ``options.fail`` and skipped.
+    over many lines) yields it once, at the line where it starts. Otherwise each non-blank
+    line is a record; a malformed line is reported through ``options.fail`` and skipped.
     """
     name = str(path)
     text = read_text(path)
