@@ -191,7 +191,7 @@ def test_second_run_makes_no_request(stub: Any, api_key: str, tmp_path: Path) ->
     assert len(stub.requests) == 14  # 13 items, one 500 retried
     stub.reset()
     cache = JudgeCache(tmp_path / "cache")
-    second, client = judge(stub, api_key, cache)
+    second, _ = judge(stub, api_key, cache)
     assert stub.requests == []
     assert cache.stats() == {
         "directory": str(tmp_path / "cache"), "hits": 13, "misses": 0, "writes": 0, "hit_rate": 1.0

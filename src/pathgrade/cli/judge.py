@@ -154,7 +154,7 @@ def judge_command(
     if as_json:
         sys.stdout.buffer.write(orjson.dumps(document, option=orjson.OPT_INDENT_2) + b"\n")
     else:
-        _render(Console(), document)
+        _render(Console(soft_wrap=True), document)
 
 
 def _fmt(value: Any) -> str:
@@ -219,7 +219,7 @@ def judge_agreement_command(
     if as_json:
         sys.stdout.buffer.write(orjson.dumps(report, option=orjson.OPT_INDENT_2) + b"\n")
         return
-    console = Console()
+    console = Console(soft_wrap=True)
     table = Table(title="judge agreement with expert labels")
     for column in ("field", "n", "missing", "agreement", "kappa", "alpha"):
         table.add_column(column, justify="left" if column == "field" else "right")
