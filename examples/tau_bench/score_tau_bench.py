@@ -110,35 +110,51 @@ def _kinds(result: RunResult) -> Counter[str]:
     return Counter(d.kind for d in result.defects)
 
 
+def _effective_writes(result: RunResult, run: Run) -> int:
+    """Unexpected writes whose call did not fail (a failed call changed nothing)."""
+    return sum(
+        1
+        for d in result.defects
+        if d.kind == "unexpected_write"
+        and d.agent_step is not None
+        and not run.steps[d.agent_step].error
+    )
+
+
 @dataclass(frozen=True)
 class Criterion:
     """A yes/no reading of the path, compared with the reward."""
 
     name: str
     meaning: str
-    passes: Callable[[RunResult, Case], bool]
+    passes: Callable[[RunResult, Case, Run], bool]
 
 
 CRITERIA = (
     Criterion(
         "exact_path",
         "argument_accuracy == 1 (the gold path, call for call, nothing else)",
-        lambda r, c: r.metrics["argument_accuracy"] == 1.0,
+        lambda r, c, run: r.metrics["argument_accuracy"] == 1.0,
     ),
     Criterion(
         "no_defects",
         "path_score == 100 (no missing step, no repeat, no extra write, in order)",
-        lambda r, c: r.metrics["path_score"] == 100.0,
+        lambda r, c, run: r.metrics["path_score"] == 100.0,
     ),
     Criterion(
         "all_gold_calls",
         "missing_steps == 0 (every gold call made with exact arguments)",
-        lambda r, c: r.metrics["missing_steps"] == 0,
+        lambda r, c, run: r.metrics["missing_steps"] == 0,
     ),
     Criterion(
         "writes_exact",
         "no missing gold write and no unexpected write (reads ignored)",
-        lambda r, c: _missing_writes(r, c) == 0 and _kinds(r)["unexpected_write"] == 0,
+        lambda r, c, run: _missing_writes(r, c) == 0 and _kinds(r)["unexpected_write"] == 0,
+    ),
+    Criterion(
+        "effective_writes",
+        "as writes_exact, but a write call that returned an error is not counted",
+        lambda r, c, run: _missing_writes(r, c) == 0 and _effective_writes(r, run) == 0,
     ),
 )
 
@@ -174,7 +190,9 @@ def report(cases: Sequence[Case], runs: Sequence[Run], *, lenient: bool = False)
     )
     agreement: dict[str, Any] = {}
     for criterion in CRITERIA:
-        verdicts = [criterion.passes(r, by_id[r.case_id]) for r in results]
+        verdicts = [
+            criterion.passes(r, by_id[r.case_id], run) for r, run in zip(results, runs, strict=True)
+        ]
         disagree = [
             {
                 "run_id": r.run_id,

@@ -61,6 +61,11 @@ def test_agreement_matches_the_independent_analysis(doc: dict[str, Any]) -> None
     assert (row["path_pass_reward_0"], row["path_fail_reward_1"]) == (19, 27)
     writes = doc["agreement"]["writes_exact"]
     assert writes["agreement"] == pytest.approx(0.935)
+    # 9 of its 10 reward-1 misses are write calls that returned an error (nothing changed);
+    # not counting failed calls leaves 1 + 4 disagreements.
+    effective = doc["agreement"]["effective_writes"]
+    assert effective["agreement"] == pytest.approx(0.975)
+    assert (effective["path_pass_reward_0"], effective["path_fail_reward_1"]) == (4, 1)
     assert doc["agreement"]["exact_path"]["path_pass_reward_0"] == 0
 
 
