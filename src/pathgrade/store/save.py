@@ -1,0 +1,128 @@
+"""Saving scored runs into the store, and reading results by run name or file."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from pathgrade.core.config import ScoringConfig
+from pathgrade.core.errors import InputError
+from pathgrade.core.results import ScoreResult
+from pathgrade.core.types import Case, Run
+from pathgrade.io.results import read_results
+from pathgrade.store.manifest import Manifest, check_name, file_hash, now_utc, text_hash
+from pathgrade.store.runs import Progress, RunStore
+from pathgrade.store.table import kinds_of, trace_of
+
+
+def config_hash(config: ScoringConfig) -> str:
+    """``sha256:`` of the effective scoring configuration (canonical JSON)."""
+    return text_hash(config.model_dump_json())
+
+
+def save_scored(
+    result: ScoreResult,
+    *,
+    name: str,
+    runs: Sequence[Run] | None = None,
+    cases: Mapping[str, Case] | None = None,
+    config: ScoringConfig | None = None,
+    labels: Mapping[str, str] | None = None,
+    inputs: Iterable[str | Path] = (),
+    summary: Mapping[str, Any] | None = None,
+    store: str | Path | RunStore | None = None,
+    progress: Progress | None = None,
+) -> Path:
+    """Store a scored run under ``name`` with its provenance; returns the file written.
+
+    Args:
+        result: what :func:`pathgrade.score` returned.
+        name: the run's name in the store (letters, digits, ``.``, ``_``, ``-``).
+        runs: the runs that were scored, in the same order, to keep the trace excerpts
+            (steps, arguments, answers, retrieved lists) the HTML report shows.
+        cases: the cases by id, for the chosen reference path, gold answers and evidence.
+        config: the scoring configuration (hashed into the manifest).
+        labels: free labels (git commit, model, prompt version, ...).
+        inputs: input files whose hashes go into the manifest (cases, runs, config, tools).
+        summary: the run summary to keep (default: ``result.summary()``).
+        store: the store folder or a :class:`RunStore` (default: see :func:`store_path`).
+        progress: called as ``progress(done, total)`` while the file is written.
+
+    Raises:
+        InputError: an invalid or already stored name, an unreadable input file, or
+            ``runs`` that do not line up with ``result``.
+    """
+    check_name(name)
+    target = store if isinstance(store, RunStore) else RunStore(store)
+    records = [r.to_dict() for r in result]
+    traces: list[dict[str, Any] | None] | None = None
+    if runs is not None:
+        if len(runs) != len(records):
+            raise InputError(
+                f"{len(runs)} runs given for {len(records)} results: they must line up",
+                field="runs",
+            )
+        by_id = cases or {}
+        traces = [
+            trace_of(run, by_id.get(run.case_id), record["reference_index"])
+            for run, record in zip(runs, records, strict=True)
+        ]
+    manifest = Manifest(
+        name=name,
+        runs=len(records),
+        metrics=dict(result.kinds),
+        created=now_utc(),
+        config_hash=config_hash(config or ScoringConfig()),
+        inputs={str(p): file_hash(p) for p in inputs},
+        labels=dict(labels or {}),
+        summary=dict(summary if summary is not None else result.summary()),
+    )
+    return target.save(manifest, records, traces, progress=progress)
+
+
+def save_records(
+    records: Sequence[Mapping[str, Any]],
+    *,
+    name: str,
+    labels: Mapping[str, str] | None = None,
+    inputs: Iterable[str | Path] = (),
+    store: str | Path | RunStore | None = None,
+) -> Path:
+    """Store result records read from a results file (``score --out``); no traces."""
+    check_name(name)
+    target = store if isinstance(store, RunStore) else RunStore(store)
+    manifest = Manifest(
+        name=name,
+        runs=len(records),
+        metrics=kinds_of(records),
+        created=now_utc(),
+        inputs={str(p): file_hash(p) for p in inputs},
+        labels=dict(labels or {}),
+    )
+    return target.save(manifest, records)
+
+
+def resolve_results(
+    name_or_path: str | Path, store: str | Path | RunStore | None = None
+) -> list[dict[str, Any]]:
+    """Result records from a results file, or from the stored run of that name.
+
+    A path to an existing file wins; otherwise the name is looked up in the store. The error
+    for neither says both were tried.
+    """
+    path = Path(name_or_path)
+    if path.is_file():
+        return read_results(path)
+    target = store if isinstance(store, RunStore) else RunStore(store)
+    text = str(name_or_path)
+    if "/" not in text and "\\" not in text and not text.endswith(".jsonl"):
+        try:
+            exists = target.exists(text)
+        except InputError:  # not a valid run name: report the error below
+            exists = False
+        if exists:
+            return target.load(text).records
+    raise InputError(
+        f"no results file and no stored run named {text!r} (store: {target.root})", file=text
+    )
