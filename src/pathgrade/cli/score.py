@@ -12,11 +12,14 @@ import orjson
 import typer
 from rich.console import Console
 
+from pathgrade.cli.score_partitioned import score_partitioned
 from pathgrade.core.errors import InputError
 from pathgrade.core.results import ScoreResult
+from pathgrade.engines.runner import DEFAULT_PARTITION_SIZE
 from pathgrade.evaluate import score
 from pathgrade.io.cases import load_cases, load_runs
 from pathgrade.io.config import load_config
+from pathgrade.io.partitions import file_kind
 from pathgrade.io.results import write_results
 from pathgrade.io.tools import entry_point_validators, load_tools
 from pathgrade.report.text import render_runs, render_summary
@@ -61,10 +64,41 @@ def score_command(
     strict: Annotated[
         bool, typer.Option("--strict", help="A called tool that no schema names is an error.")
     ] = False,
+    engine: Annotated[
+        str, typer.Option("--engine", help="local (default) or dask: see docs/scale.md.")
+    ] = "local",
+    workers: Annotated[
+        int, typer.Option("--workers", min=1, help="Worker processes (partitioned scoring).")
+    ] = 1,
+    partition_size: Annotated[
+        int | None,
+        typer.Option("--partition-size", min=1, help="Runs per partition (streams the input)."),
+    ] = None,
+    scheduler: Annotated[
+        str | None, typer.Option("--scheduler", help="Dask scheduler address (engine dask).")
+    ] = None,
 ) -> None:
     """Score each run's path against its case's reference paths, and every other layer the
     data has labels for."""
     scoring = load_config(config)
+    if engine not in ("local", "dask"):
+        raise InputError(f"unknown engine {engine!r}: use local or dask", field="--engine")
+    if engine == "dask" or workers > 1 or partition_size or file_kind(runs) == "parquet":
+        score_partitioned(
+            cases,
+            runs,
+            scoring,
+            engine="dask" if engine == "dask" else "local",
+            workers=workers,
+            partition_size=partition_size or DEFAULT_PARTITION_SIZE,
+            scheduler=scheduler,
+            out=out,
+            as_json=as_json,
+            skip_invalid=skip_invalid,
+            tools=tools,
+            strict=strict,
+        )
+        return
     toolset = load_tools(tools) if tools is not None else None
     loaded_cases = load_cases(cases, skip_invalid=skip_invalid)
     by_id = {c.case_id: c for c in loaded_cases.items}

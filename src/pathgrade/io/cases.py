@@ -59,6 +59,31 @@ def validation_error(error: ValidationError, *, file: str, line: int) -> InputEr
 _UNION_TAGS = {"str", "list", "dict", "function-before", "function-after", "tuple", "none"}
 
 
+def parse_record(value: Any, model: type[Model], *, file: str, line: int) -> Model:
+    """Validate one decoded record (or re-raise the :class:`InputError` that stands for it)."""
+    if isinstance(value, InputError):
+        raise value
+    if not isinstance(value, dict):
+        raise InputError(
+            f"expected a JSON object, got {type(value).__name__}", file=file, line=line
+        )
+    try:
+        return model.model_validate(value)
+    except ValidationError as error:
+        raise validation_error(error, file=file, line=line) from None
+
+
+def check_known_case(run: Run, cases: Mapping[str, Any], *, file: str, line: int) -> None:
+    """A run must name a case of the cases file."""
+    if run.case_id not in cases:
+        raise InputError(
+            f"unknown case_id {run.case_id!r} (no such case in the cases file)",
+            file=file,
+            line=line,
+            field="case_id",
+        )
+
+
 def _load(
     path: str | Path,
     model: type[Model],
@@ -70,16 +95,7 @@ def _load(
     loaded: Loaded[Model] = Loaded()
     for line, value in iter_records(path):
         try:
-            if isinstance(value, InputError):
-                raise value
-            if not isinstance(value, dict):
-                raise InputError(
-                    f"expected a JSON object, got {type(value).__name__}", file=name, line=line
-                )
-            try:
-                item = model.model_validate(value)
-            except ValidationError as error:
-                raise validation_error(error, file=name, line=line) from None
+            item = parse_record(value, model, file=name, line=line)
             if check is not None:
                 check(item, line)
         except InputError as error:
@@ -119,12 +135,7 @@ def load_runs(
     name = str(path)
 
     def known(run: Run, line: int) -> None:
-        if cases is not None and run.case_id not in cases:
-            raise InputError(
-                f"unknown case_id {run.case_id!r} (no such case in the cases file)",
-                file=name,
-                line=line,
-                field="case_id",
-            )
+        if cases is not None:
+            check_known_case(run, cases, file=name, line=line)
 
     return _load(path, Run, skip_invalid=skip_invalid, check=known)

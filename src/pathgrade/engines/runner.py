@@ -1,0 +1,96 @@
+"""Score runs files of any size: partitioned, streamed, through an engine.
+
+:func:`evaluate_files` plans partitions of the runs file (JSONL or Parquet), maps the
+scoring task over them with the chosen engine, writes each partition's result records as
+soon as it arrives (in input order) and merges the partial summaries. Memory is bounded by
+the partition size and the number of partitions in flight, not by the input size. On a
+fatal input error, the records of the partitions before it are already written.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from pathgrade.core.config import ScoringConfig
+from pathgrade.core.errors import InputError
+from pathgrade.engines.dask_engine import map_dask
+from pathgrade.engines.local import map_local
+from pathgrade.engines.work import PartitionOutput, ScoreTask, cached_cases
+from pathgrade.io.partitions import plan_partitions
+from pathgrade.stats.partial import SummaryPartial
+
+Engine = Literal["local", "dask"]
+DEFAULT_PARTITION_SIZE = 20_000
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """The merged summary of a partitioned run, and how it was split."""
+
+    summary: dict[str, Any]
+    partitions: int
+    engine: str
+    workers: int
+
+
+def evaluate_files(
+    cases_path: str | Path,
+    runs_path: str | Path,
+    config: ScoringConfig | None = None,
+    *,
+    engine: Engine = "local",
+    workers: int = 1,
+    partition_size: int = DEFAULT_PARTITION_SIZE,
+    scheduler: str | None = None,
+    skip_invalid: bool = False,
+    tools_path: str | Path | None = None,
+    strict_tools: bool = False,
+    sink: Callable[[bytes], object] | None = None,
+) -> Evaluation:
+    """Score every run of ``runs_path`` against the cases of ``cases_path``.
+
+    Args:
+        engine: ``local`` (this process, or a process pool when ``workers > 1``) or
+            ``dask`` (a ``distributed`` cluster at ``scheduler``, or a LocalCluster of
+            ``workers`` processes started for the run).
+        partition_size: records per partition (the unit of memory and of parallel work).
+        sink: called with each partition's result records (JSONL bytes), in input order.
+
+    Raises:
+        InputError: bad input (file, line and field named), unless ``skip_invalid``.
+    """
+    config = config or ScoringConfig()
+    cases_file = str(cases_path)
+    known = list(cached_cases(cases_file))  # validates the cases once, up front
+    partitions = plan_partitions(runs_path, partition_size)
+    tasks = (
+        ScoreTask(
+            cases_file,
+            partition,
+            config,
+            skip_invalid,
+            str(tools_path) if tools_path else None,
+            strict_tools,
+        )
+        for partition in partitions
+    )
+    outputs: Iterator[PartitionOutput]
+    if engine == "local":
+        outputs = map_local(tasks, workers)
+    elif engine == "dask":
+        outputs = map_dask(tasks, workers, scheduler)
+    else:
+        raise InputError(f"unknown engine {engine!r}: use local or dask", field="engine")
+    partial = SummaryPartial()
+    for output in outputs:
+        output.raise_error()
+        if sink is not None and output.records:
+            sink(output.records)
+        partial.absorb(output.partial)
+    if partial.runs == 0 and not partial.skipped:
+        raise InputError("no runs to score", file=str(runs_path))
+    summary = partial.finalize(known)
+    return Evaluation(summary, len(partitions), engine, workers)

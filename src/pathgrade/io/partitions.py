@@ -1,0 +1,189 @@
+"""Split a runs file into partitions that workers read on their own, in bounded memory.
+
+A partition is a small picklable description — a byte range of a JSONL file with the line
+number it starts at, or a set of Parquet row groups — never the data itself, so the
+coordinating process reads nothing but newline counts, and any worker (a local process or a
+Dask worker on a shared file system) reads exactly its own records.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from pathgrade.core.errors import InputError
+
+_SCAN_BLOCK = 1 << 22  # 4 MiB
+
+
+@dataclass(frozen=True)
+class Partition:
+    """Records ``index``-th slice of ``path``: JSONL bytes ``[start, end)`` beginning at
+    1-based ``first_line``, or Parquet ``row_groups`` (rows numbered from ``first_line``)."""
+
+    index: int
+    path: str
+    kind: str  # "jsonl" | "parquet"
+    start: int = 0
+    end: int = 0
+    first_line: int = 1
+    row_groups: tuple[int, ...] = ()
+
+
+def file_kind(path: str | Path) -> str:
+    """``parquet`` for ``.parquet``/``.pq`` files, else ``jsonl``."""
+    return "parquet" if str(path).lower().endswith((".parquet", ".pq")) else "jsonl"
+
+
+def plan_partitions(path: str | Path, records_per_partition: int) -> list[Partition]:
+    """Partitions of about ``records_per_partition`` records each, in file order."""
+    if records_per_partition < 1:
+        raise InputError("partition size must be at least 1", field="partition_size")
+    name = str(path)
+    if file_kind(path) == "parquet":
+        return _plan_parquet(name, records_per_partition)
+    try:
+        handle = Path(path).open("rb")  # noqa: SIM115 - closed below; error first
+    except OSError as error:
+        raise InputError(f"cannot read file: {error.strerror}", file=name) from None
+    partitions: list[Partition] = []
+    with handle:
+        start, line, lines_in_part, offset = 0, 1, 0, 0
+        part_first_line = 1
+        while True:
+            block = handle.read(_SCAN_BLOCK)
+            if not block:
+                break
+            position = 0
+            while True:
+                newline = block.find(b"\n", position)
+                if newline < 0:
+                    break
+                lines_in_part += 1
+                line += 1
+                position = newline + 1
+                if lines_in_part == records_per_partition:
+                    end = offset + position
+                    partitions.append(
+                        Partition(len(partitions), name, "jsonl", start, end, part_first_line)
+                    )
+                    start, lines_in_part, part_first_line = end, 0, line
+            offset += len(block)
+        if offset > start:
+            partitions.append(
+                Partition(len(partitions), name, "jsonl", start, offset, part_first_line)
+            )
+    if not partitions:
+        raise InputError("file is empty", file=name)
+    return partitions
+
+
+def _plan_parquet(name: str, records_per_partition: int) -> list[Partition]:
+    import pyarrow.parquet as pq
+
+    try:
+        meta = pq.ParquetFile(name).metadata
+    except (OSError, ValueError) as error:
+        raise InputError(f"cannot read Parquet file: {error}", file=name) from None
+    partitions: list[Partition] = []
+    groups: list[int] = []
+    rows, first = 0, 1
+    for group in range(meta.num_row_groups):
+        groups.append(group)
+        rows += meta.row_group(group).num_rows
+        if rows >= records_per_partition:
+            partitions.append(
+                Partition(len(partitions), name, "parquet", 0, 0, first, tuple(groups))
+            )
+            first += rows
+            groups, rows = [], 0
+    if groups:
+        partitions.append(Partition(len(partitions), name, "parquet", 0, 0, first, tuple(groups)))
+    if not partitions:
+        raise InputError("file has no rows", file=name)
+    return partitions
+
+
+def read_partition(partition: Partition) -> Iterator[tuple[int, Any]]:
+    """``(line, record or InputError)`` for every record of the partition, in order."""
+    if partition.kind == "parquet":
+        yield from _read_parquet(partition)
+        return
+    with Path(partition.path).open("rb") as handle:
+        handle.seek(partition.start)
+        data = handle.read(partition.end - partition.start)
+    for number, raw in enumerate(data.split(b"\n"), start=partition.first_line):
+        body = raw.strip()
+        if not body or body.startswith(b"//"):
+            continue
+        try:
+            yield number, orjson.loads(body)
+        except orjson.JSONDecodeError as error:
+            yield number, InputError(f"malformed JSON: {error}", file=partition.path, line=number)
+
+
+def _read_parquet(partition: Partition) -> Iterator[tuple[int, Any]]:
+    import pyarrow.parquet as pq
+
+    table = pq.ParquetFile(partition.path).read_row_groups(list(partition.row_groups))
+    for offset, row in enumerate(table.to_pylist()):
+        record = _drop_nulls(row)
+        number = partition.first_line + offset
+        if isinstance(record, InputError):
+            record = InputError(
+                record.message, file=partition.path, line=number, field=record.field
+            )
+        yield number, record
+
+
+#: Run fields that a Parquet file may hold as JSON text (their shapes vary row to row).
+JSON_COLUMNS = frozenset(
+    {
+        "steps",
+        "usage",
+        "retrieved",
+        "metadata",
+        "context",
+        "claims",
+        "citations",
+        "final_state",
+        "rubric",
+    }
+)
+
+
+def _drop_nulls(row: dict[str, Any]) -> Any:
+    """A Parquet row as the JSON record it stands for.
+
+    Parquet has no "absent": missing values come back as null and are dropped; nested
+    fields stored as JSON text are decoded (also each step's ``arguments``).
+    """
+    out: dict[str, Any] = {}
+    for key, value in row.items():
+        if value is None:
+            continue
+        if key in JSON_COLUMNS and isinstance(value, str | bytes):
+            try:
+                value = orjson.loads(value)
+            except orjson.JSONDecodeError as error:
+                return InputError(f"malformed JSON in column: {error}", field=key)
+        if key == "steps" and isinstance(value, list):
+            value = [_step(s) for s in value]
+        out[key] = value
+    return out
+
+
+def _step(step: Any) -> Any:
+    if not isinstance(step, dict):
+        return step
+    out = {k: v for k, v in step.items() if v is not None}
+    arguments = out.get("arguments")
+    if isinstance(arguments, str | bytes):
+        with contextlib.suppress(orjson.JSONDecodeError):  # else validation names the field
+            out["arguments"] = orjson.loads(arguments)
+    return out

@@ -1,0 +1,158 @@
+"""Partitioned scoring: every engine and worker count gives the single-process results."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import orjson
+import pytest
+
+from pathgrade import Case, Run, score
+from pathgrade.core.errors import InputError
+from pathgrade.engines.runner import evaluate_files
+from pathgrade.io.partitions import plan_partitions, read_partition
+
+TOOLS = ["search", "lookup", "refund", "notify"]
+
+
+def _write_inputs(tmp_path: Path, n_runs: int = 120, seed: int = 3) -> tuple[Path, Path]:
+    rng = random.Random(seed)
+    cases = []
+    for c in range(12):
+        ref = [f"{rng.choice(TOOLS)}:{rng.randint(0, 3)}" for _ in range(rng.randint(1, 6))]
+        cases.append({"case_id": f"c{c}", "reference": ref, "budget": {"steps": 6}})
+    cases.append({"case_id": "lonely", "reference": []})  # a case without runs
+    runs = []
+    for r in range(n_runs):
+        case = cases[r % 12]
+        steps = list(case["reference"])
+        if rng.random() < 0.5 and steps:
+            steps.insert(rng.randrange(len(steps)), rng.choice(steps))
+        if rng.random() < 0.3:
+            rng.shuffle(steps)
+        runs.append(
+            {
+                "case_id": case["case_id"],
+                "run_id": f"r{r}",
+                "trial": r // 12,
+                "steps": steps,
+                "success": rng.random() < 0.6,
+            }
+        )
+    cases_path, runs_path = tmp_path / "cases.jsonl", tmp_path / "runs.jsonl"
+    cases_path.write_text("\n".join(json.dumps(c) for c in cases) + "\n")
+    runs_path.write_text("\n".join(json.dumps(r) for r in runs) + "\n")
+    return cases_path, runs_path
+
+
+def _records(cases_path: Path, runs_path: Path, **options: object) -> tuple[list[bytes], dict]:
+    chunks: list[bytes] = []
+    evaluation = evaluate_files(cases_path, runs_path, sink=chunks.append, **options)  # type: ignore[arg-type]
+    return b"".join(chunks).splitlines(), evaluation.summary
+
+
+def test_partitions_cover_every_line_once(tmp_path: Path) -> None:
+    _, runs_path = _write_inputs(tmp_path, n_runs=50)
+    partitions = plan_partitions(runs_path, 7)
+    lines = [line for p in partitions for line, _ in read_partition(p)]
+    assert lines == list(range(1, 51)) and len(partitions) == 8
+
+
+def test_records_equal_in_memory_scoring(tmp_path: Path) -> None:
+    cases_path, runs_path = _write_inputs(tmp_path)
+    records, summary = _records(cases_path, runs_path, partition_size=17)
+    cases = [Case.model_validate_json(line) for line in cases_path.read_text().splitlines()]
+    runs = [Run.model_validate_json(line) for line in runs_path.read_text().splitlines()]
+    expected = score(cases, runs)
+    assert [orjson.loads(r) for r in records] == [r.to_dict() for r in expected]
+    full = expected.summary()
+    for name in ("path_score", "composite", "tool_f1", "over_budget"):
+        assert summary[name] == pytest.approx(full[name], rel=1e-12)
+    assert summary["pass^k"] == pytest.approx(full["pass^k"])
+    assert summary["cases_without_runs"] == 1
+
+
+def test_two_workers_give_identical_results(tmp_path: Path) -> None:
+    cases_path, runs_path = _write_inputs(tmp_path)
+    one = _records(cases_path, runs_path, partition_size=13, workers=1)
+    two = _records(cases_path, runs_path, partition_size=13, workers=2)
+    assert one == two
+
+
+def test_dask_local_cluster_gives_identical_results(tmp_path: Path) -> None:
+    pytest.importorskip("distributed")
+    cases_path, runs_path = _write_inputs(tmp_path)
+    local = _records(cases_path, runs_path, partition_size=25)
+    dask = _records(cases_path, runs_path, partition_size=25, engine="dask", workers=2)
+    assert local == dask
+
+
+def test_parquet_input_gives_the_same_records(tmp_path: Path) -> None:
+    pq = pytest.importorskip("pyarrow.parquet")
+    import pyarrow as pa
+
+    cases_path, runs_path = _write_inputs(tmp_path, n_runs=60)
+    rows = [json.loads(line) for line in runs_path.read_text().splitlines()]
+    table = pa.Table.from_pylist(
+        [{**r, "steps": json.dumps(r["steps"])} for r in rows]  # varying shapes as JSON text
+    )
+    parquet_path = tmp_path / "runs.parquet"
+    pq.write_table(table, parquet_path, row_group_size=16)
+    from_parquet, parquet_summary = _records(cases_path, parquet_path, partition_size=20)
+    from_jsonl, jsonl_summary = _records(cases_path, runs_path, partition_size=20)
+    assert from_parquet == from_jsonl
+    # Parquet partitions follow row groups (16 rows), so sums are added in another order.
+    assert parquet_summary["path_score"] == pytest.approx(jsonl_summary["path_score"])
+
+
+def test_errors_name_file_and_line_and_skip_invalid_counts(tmp_path: Path) -> None:
+    cases_path, runs_path = _write_inputs(tmp_path, n_runs=30)
+    lines = runs_path.read_text().splitlines()
+    lines[21] = '{"case_id": "ghost"}'
+    lines[5] = "{not json"
+    runs_path.write_text("\n".join(lines) + "\n")
+    with pytest.raises(InputError) as info:
+        evaluate_files(cases_path, runs_path, partition_size=10)
+    assert info.value.line == 6 and info.value.file == str(runs_path)
+    records, summary = _records(cases_path, runs_path, partition_size=10, skip_invalid=True)
+    assert len(records) == 28 and summary["skipped"]["count"] == 2
+    assert summary["runs"] == 28
+
+
+def test_earlier_partitions_are_kept_when_a_later_one_fails(tmp_path: Path) -> None:
+    cases_path, runs_path = _write_inputs(tmp_path, n_runs=30)
+    lines = runs_path.read_text().splitlines()
+    lines[25] = '{"case_id": "ghost"}'
+    runs_path.write_text("\n".join(lines) + "\n")
+    chunks: list[bytes] = []
+    with pytest.raises(InputError, match="unknown case_id 'ghost'"):
+        evaluate_files(cases_path, runs_path, partition_size=10, sink=chunks.append)
+    assert len(b"".join(chunks).splitlines()) == 20
+
+
+def test_cli_partitioned_json_document(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from pathgrade.cli.main import main
+
+    cases_path, runs_path = _write_inputs(tmp_path, n_runs=40)
+    out = tmp_path / "results.jsonl"
+    code = main(
+        [
+            "score",
+            str(cases_path),
+            str(runs_path),
+            "--workers",
+            "2",
+            "--partition-size",
+            "9",
+            "--json",
+            "--out",
+            str(out),
+        ]
+    )
+    assert code == 0
+    document = json.loads(capsys.readouterr().out)
+    assert len(document["results"]) == 40 and document["summary"]["runs"] == 40
+    assert document["summary"]["engine"] == {"name": "local", "workers": 2, "partitions": 5}
+    assert len(out.read_text().splitlines()) == 40
