@@ -162,7 +162,7 @@ class _Server(ThreadingHTTPServer):
 def stub() -> Iterator[Stub]:
     server_stub = Stub()
     server = _Server(("127.0.0.1", 0), _handler(server_stub))
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(target=server.serve_forever, args=(0.01,), daemon=True)
     thread.start()
     server_stub.url = f"http://127.0.0.1:{server.server_address[1]}/v1"
     try:

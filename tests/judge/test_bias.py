@@ -91,3 +91,11 @@ def test_length_controlled_preference() -> None:
     assert length_controlled_preference([], []).controlled is None
     with pytest.raises(ValueError, match=r"in \[0, 1\]"):
         length_controlled_preference([2], [0])
+
+
+def test_doctests() -> None:
+    import doctest
+
+    from pathgrade.judge import bias
+
+    assert doctest.testmod(bias).failed == 0
