@@ -128,8 +128,7 @@ class Recording:
 
     def lookup(self, key: str, item: str) -> dict[str, Any] | None:
         """The recorded verdict for this request, or None."""
-        record = self.by_key.get(key) or self.by_item.get(item)
-        return None if record is None else record
+        return self.by_key.get(key) or self.by_item.get(item)
 
     @classmethod
     def load(cls, path: str | Path) -> Recording:

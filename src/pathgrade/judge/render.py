@@ -8,11 +8,13 @@ from pathgrade.metrics.answer.grounding import gold_evidence_ids
 
 
 def gold_answer_text(case: Case) -> str | None:
+    """The gold answers joined by `` | ``; None without one."""
     golds = case.gold_answers()
     return " | ".join(golds) if golds else None
 
 
 def gold_evidence_text(case: Case, chunks: Chunks) -> str | None:
+    """``[id] text`` per gold evidence chunk (ids graded above 0); None without evidence."""
     if case.gold_evidence is None:
         return None
     lines = []
@@ -23,6 +25,7 @@ def gold_evidence_text(case: Case, chunks: Chunks) -> str | None:
 
 
 def context_text(run: Run, chunks: Chunks) -> str | None:
+    """``[id@version] text`` per context unit shown, in order; None without a context."""
     if run.context is None:
         return None
     lines = []
@@ -34,6 +37,7 @@ def context_text(run: Run, chunks: Chunks) -> str | None:
 
 
 def steps_text(run: Run, limit: int = 300) -> str:
+    """Numbered steps, each with its error or its (cut) output."""
     lines = []
     for number, step in enumerate(run.steps, start=1):
         line = f"{number}. {format_step(step)}"
@@ -47,6 +51,7 @@ def steps_text(run: Run, limit: int = 300) -> str:
 
 
 def references_text(case: Case) -> str | None:
+    """The case's reference paths, one line each; None without one."""
     paths = case.reference_paths()
     if not paths:
         return None
