@@ -49,6 +49,11 @@ def _register() -> None:
     from pathgrade.cli import replay as _replay
 
     app.command("replay")(_replay.replay_command)
+    from pathgrade.cli import report as _report
+    from pathgrade.cli import runs as _runs
+
+    app.command("report")(_report.report_command)
+    app.add_typer(_runs.app, name="runs")
 
 
 def main(argv: list[str] | None = None) -> int:

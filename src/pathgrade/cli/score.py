@@ -12,6 +12,7 @@ import orjson
 import typer
 from rich.console import Console
 
+from pathgrade.cli.runs import save_run
 from pathgrade.cli.score_partitioned import score_partitioned
 from pathgrade.core.errors import InputError
 from pathgrade.core.results import ScoreResult
@@ -77,6 +78,15 @@ def score_command(
     scheduler: Annotated[
         str | None, typer.Option("--scheduler", help="Dask scheduler address (engine dask).")
     ] = None,
+    save: Annotated[
+        str | None, typer.Option("--save", help="Store the scored run under this name.")
+    ] = None,
+    label: Annotated[
+        list[str] | None, typer.Option("--label", help="Label for --save: key=value (repeatable).")
+    ] = None,
+    store: Annotated[
+        Path | None, typer.Option("--store", help="Run store folder (default: $PATHGRADE_STORE).")
+    ] = None,
 ) -> None:
     """Score each run's path against its case's reference paths, and every other layer the
     data has labels for."""
@@ -84,6 +94,8 @@ def score_command(
     if engine not in ("local", "dask"):
         raise InputError(f"unknown engine {engine!r}: use local or dask", field="--engine")
     if engine == "dask" or workers > 1 or partition_size or file_kind(runs) == "parquet":
+        if save is not None:
+            raise InputError("--save needs in-memory scoring: use --out, then `runs add`")
         score_partitioned(
             cases,
             runs,
@@ -124,6 +136,9 @@ def score_command(
         summary["skipped"] = {"count": len(skipped), "reasons": [str(e) for e in skipped]}
     if out is not None:
         write_results(out, (r.to_dict() for r in result))
+    if save is not None:
+        inputs = [cases, runs, config, tools]
+        save_run(save, result, loaded_runs.items, by_id, scoring, label, inputs, summary, store)
     if as_json:
         document = {"summary": summary, "results": [r.to_dict() for r in result]}
         sys.stdout.buffer.write(orjson.dumps(document, option=orjson.OPT_INDENT_2))

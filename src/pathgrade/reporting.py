@@ -1,0 +1,198 @@
+"""Orchestration for the HTML report: stored runs + statistics -> what the page shows.
+
+Everything computed for the report is computed here, with the statistics of
+:mod:`pathgrade.stats` (bootstrap intervals, paired comparison, McNemar) and
+:mod:`pathgrade.gates`; :mod:`pathgrade.report.html` only formats the result.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from pathgrade.core.errors import InputError
+from pathgrade.gates import GateSet, evaluate_gates
+from pathgrade.report.html import CaseChange, McNemarTable, ReportData, SummaryRow
+from pathgrade.stats.bootstrap import bootstrap_mean_ci
+from pathgrade.stats.compare import LOWER_IS_BETTER, Comparison, compare_records
+from pathgrade.stats.records import MissingMetricError, case_values, metric_names, run_values
+from pathgrade.store import RunStore, resolve_results
+
+#: Metrics shown as table columns first, when present.
+HEADLINE = ("path_score", "composite", "goal_success", "tool_accuracy", "argument_accuracy")
+#: Metrics whose per-case change is listed (the first present on both sides).
+CHANGE_METRICS = ("path_score", "composite", "goal_success")
+SUCCESS = "goal_success"
+_TOOL = re.compile(r"^([^:(]+)")
+
+
+class LoadedRun:
+    """A run to report on: records, trace excerpts (or ``None``) and manifest (if stored)."""
+
+    def __init__(
+        self,
+        name: str,
+        records: list[dict[str, Any]],
+        traces: Sequence[Mapping[str, Any] | None],
+        manifest: dict[str, Any] | None,
+    ) -> None:
+        self.name, self.records, self.traces, self.manifest = name, records, traces, manifest
+
+
+def load_run(name_or_path: str, store: str | Path | None = None) -> LoadedRun:
+    """A stored run by name, or a results file (which has no traces)."""
+    target = RunStore(store)
+    if not Path(name_or_path).is_file():
+        try:
+            stored = target.exists(name_or_path)
+        except InputError:
+            stored = False
+        if stored:
+            run = target.load(name_or_path)
+            return LoadedRun(run.manifest.name, run.records, run.traces, run.manifest.to_dict())
+    records = resolve_results(name_or_path, target)
+    return LoadedRun(str(name_or_path), records, [None] * len(records), None)
+
+
+def _summary_rows(
+    records: Sequence[Mapping[str, Any]], resamples: int, confidence: float, seed: int
+) -> list[SummaryRow]:
+    rows: list[SummaryRow] = []
+    for name in metric_names(records):
+        values = run_values(records, name).values
+        defined = values[~np.isnan(values)]
+        undefined = int(values.size - defined.size)
+        higher = name not in LOWER_IS_BETTER
+        if defined.size == 0:
+            rows.append(SummaryRow(name, None, None, None, 0, undefined, higher))
+            continue
+        ci = bootstrap_mean_ci(defined, resamples=resamples, confidence=confidence, rng=seed)
+        mean = float(defined.mean())
+        rows.append(SummaryRow(name, mean, ci.low, ci.high, int(defined.size), undefined, higher))
+    return rows
+
+
+def _tools(trace: Mapping[str, Any] | None, record: Mapping[str, Any]) -> list[str]:
+    if trace is not None:
+        return [str(s.get("tool")) for s in trace.get("steps", ())]
+    out = []
+    for entry in record.get("alignment") or ():
+        match = _TOOL.match(str(entry.get("agent") or ""))
+        if entry.get("agent") and match:
+            out.append(match.group(1))
+    return out
+
+
+def _case_rows(run: LoadedRun) -> list[dict[str, Any]]:
+    rows = []
+    for record, trace in zip(run.records, run.traces, strict=True):
+        rows.append(
+            {
+                "case_id": record["case_id"],
+                "run_id": record.get("run_id"),
+                "trial": record.get("trial", 0),
+                "group": record.get("group"),
+                "ref": record.get("reference_index"),
+                "metrics": record["metrics"],
+                "usage": record.get("usage") or {},
+                "defects": record.get("defects") or [],
+                "alignment": record.get("alignment") or [],
+                "tools": sorted(set(_tools(trace, record))),
+                "trace": trace,
+            }
+        )
+    return rows
+
+
+def _mcnemar(
+    base: Sequence[Mapping[str, Any]], var: Sequence[Mapping[str, Any]], c: Comparison
+) -> McNemarTable | None:
+    metric = c.metrics.get(SUCCESS)
+    if metric is None or metric.discordant is None:
+        return None
+    b, v = case_values(base, SUCCESS).means, case_values(var, SUCCESS).means
+    pairs = [(b[k], v[k]) for k in b if k in v and not (math.isnan(b[k]) or math.isnan(v[k]))]
+    both = sum(1 for x, y in pairs if x == 1 and y == 1)
+    neither = sum(1 for x, y in pairs if x == 0 and y == 0)
+    wins, losses = metric.discordant
+    return McNemarTable(SUCCESS, both, wins, losses, neither, metric.p_value)
+
+
+def _changes(
+    base: Sequence[Mapping[str, Any]], var: Sequence[Mapping[str, Any]], limit: int
+) -> tuple[str, list[CaseChange], list[CaseChange]] | None:
+    names = set(metric_names(base)) & set(metric_names(var))
+    metric = next((m for m in CHANGE_METRICS if m in names), None)
+    if metric is None:
+        return None
+    b, v = case_values(base, metric).means, case_values(var, metric).means
+    first_row: dict[str, int] = {}
+    for index, record in enumerate(var):
+        first_row.setdefault(str(record["case_id"]), index)
+    changes = [
+        CaseChange(k, b[k], v[k], v[k] - b[k], first_row[k])
+        for k in v
+        if k in b and not (math.isnan(b[k]) or math.isnan(v[k])) and v[k] != b[k]
+    ]
+    higher = metric not in LOWER_IS_BETTER
+    better = sorted((c for c in changes if (c.diff > 0) == higher), key=lambda c: -abs(c.diff))
+    worse = sorted((c for c in changes if (c.diff > 0) != higher), key=lambda c: -abs(c.diff))
+    return metric, better[:limit], worse[:limit]
+
+
+def build_report(
+    variant: LoadedRun,
+    baseline: LoadedRun | None = None,
+    gates: GateSet | None = None,
+    *,
+    resamples: int = 2000,
+    confidence: float = 0.95,
+    seed: int = 0,
+    change_limit: int = 50,
+) -> ReportData:
+    """Compute everything the report shows (intervals, comparison, gates) for ``variant``."""
+    summary = (variant.manifest or {}).get("summary") or {}
+    data = ReportData(
+        title=f"pathgrade report: {variant.name}",
+        run_name=variant.name,
+        manifest=variant.manifest,
+        summary=_summary_rows(variant.records, resamples, confidence, seed),
+        confidence=confidence,
+        extras={k: summary[k] for k in ("pass@k", "pass^k", "not_computed") if summary.get(k)},
+        abstention=summary.get("abstention"),
+        retrieval=summary.get("retrieval"),
+        columns=[m for m in HEADLINE if any(m in r["metrics"] for r in variant.records[:1000])],
+        cases=_case_rows(variant),
+    )
+    if gates is not None:
+        if baseline is None and any(g.needs_baseline for g in gates.gates):
+            raise InputError("these gates compare with a baseline: pass --baseline", field="gates")
+        base_records = baseline.records if baseline is not None else variant.records
+        data.gates = evaluate_gates(gates, base_records, variant.records).to_dict()
+    if baseline is None:
+        return data
+    try:
+        comparison = compare_records(
+            baseline.records,
+            variant.records,
+            resamples=resamples,
+            confidence=confidence,
+            seed=seed,
+        )
+    except MissingMetricError as error:
+        raise InputError("metric is missing from the results", field=error.name) from None
+    except ValueError as error:
+        raise InputError(str(error), file=f"{baseline.name}, {variant.name}") from None
+    data.baseline_name = baseline.name
+    data.baseline_manifest = baseline.manifest
+    data.comparison = comparison.to_dict()
+    data.mcnemar = _mcnemar(baseline.records, variant.records, comparison)
+    changed = _changes(baseline.records, variant.records, change_limit)
+    if changed is not None:
+        data.change_metric, data.better, data.worse = changed
+    return data
