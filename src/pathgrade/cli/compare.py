@@ -15,9 +15,9 @@ from rich.markup import escape
 from rich.table import Table
 
 from pathgrade.core.errors import InputError
-from pathgrade.io.results import read_results
 from pathgrade.stats.compare import Comparison, compare_records
 from pathgrade.stats.records import MissingMetricError
+from pathgrade.store import resolve_results
 
 
 class CIMethodOption(StrEnum):
@@ -82,8 +82,8 @@ def render_comparison(console: Console, result: Comparison, baseline: Path, vari
 
 
 def compare_command(
-    baseline: Annotated[Path, typer.Argument(help="Baseline results file (score --out).")],
-    variant: Annotated[Path, typer.Argument(help="Variant results file (score --out).")],
+    baseline: Annotated[Path, typer.Argument(help="Baseline results file or stored run name.")],
+    variant: Annotated[Path, typer.Argument(help="Variant results file or stored run name.")],
     as_json: Annotated[
         bool, typer.Option("--json", help="Print exactly one JSON document to stdout.")
     ] = False,
@@ -103,8 +103,8 @@ def compare_command(
     ] = None,
 ) -> None:
     """Compare a variant with a baseline on the same cases, with paired statistics."""
-    base_records = read_results(baseline)
-    var_records = read_results(variant)
+    base_records = resolve_results(baseline)
+    var_records = resolve_results(variant)
     try:
         result = compare_records(
             base_records,

@@ -19,7 +19,8 @@ from rich.table import Table
 from pathgrade.gates import GateReport, evaluate_gates
 from pathgrade.io.gates import load_gates
 from pathgrade.io.junit import JUnitCase, write_junit
-from pathgrade.io.results import read_results
+from pathgrade.report.github import github_outputs
+from pathgrade.store import resolve_results
 
 
 def _fmt(value: float | None) -> str:
@@ -82,18 +83,28 @@ def _junit_cases(report: GateReport) -> list[JUnitCase]:
 
 def gate_command(
     gates: Annotated[Path, typer.Argument(help="Gates file (TOML).")],
-    baseline: Annotated[Path, typer.Option("--baseline", help="Baseline results (score --out).")],
-    variant: Annotated[Path, typer.Option("--variant", help="Variant results (score --out).")],
+    baseline: Annotated[
+        Path, typer.Option("--baseline", help="Baseline results file or stored run name.")
+    ],
+    variant: Annotated[
+        Path, typer.Option("--variant", help="Variant results file or stored run name.")
+    ],
     as_json: Annotated[
         bool, typer.Option("--json", help="Print exactly one JSON document to stdout.")
     ] = False,
     junit: Annotated[
         Path | None, typer.Option("--junit", help="Also write JUnit XML for CI to this file.")
     ] = None,
+    markdown: Annotated[
+        Path | None,
+        typer.Option("--markdown", help="Also write a Markdown summary (GitHub step summary)."),
+    ] = None,
 ) -> None:
     """Check a variant against a baseline with regression gates; exit 1 if any gate fails."""
     gate_set = load_gates(gates)
-    report = evaluate_gates(gate_set, read_results(baseline), read_results(variant))
+    report = evaluate_gates(gate_set, resolve_results(baseline), resolve_results(variant))
+    for annotation in github_outputs(report, str(gates), markdown):
+        print(annotation, file=sys.stderr if as_json else sys.stdout)
     if junit is not None:
         write_junit(junit, f"pathgrade gates ({gates.name})", _junit_cases(report))
     if as_json:

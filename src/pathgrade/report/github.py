@@ -1,0 +1,103 @@
+"""Gate results for GitHub Actions: a Markdown summary and ``::error`` annotations.
+
+``pathgrade gate`` appends the summary to ``$GITHUB_STEP_SUMMARY`` and prints one annotation
+per failed gate when ``GITHUB_ACTIONS`` is set (or writes the summary to ``--markdown``).
+Gate names and messages can carry user text: Markdown table cells are escaped, and workflow
+commands are encoded as GitHub specifies (``%``, CR and LF; also ``:`` and ``,`` in
+properties), so no text can end an annotation early or inject another command.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from pathgrade.gates import GateReport
+
+
+def _cell(text: str) -> str:
+    out = text.replace("\\", "\\\\").replace("|", "\\|").replace("\r", " ").replace("\n", " ")
+    for char in "`*_[]<>":
+        out = out.replace(char, "\\" + char)
+    return out
+
+
+def _num(value: float | None) -> str:
+    if value is None or math.isnan(value):
+        return "-"
+    return f"{value:.4g}"
+
+
+def gate_markdown(report: GateReport, title: str = "pathgrade gates") -> str:
+    """A Markdown summary: overall verdict, then one table row per gate."""
+    failed = [r for r in report.results if not r.passed]
+    verdict = (
+        f"all {len(report.results)} gate(s) passed"
+        if not failed
+        else f"{len(failed)} of {len(report.results)} gate(s) failed"
+        f" ({len(report.hard_failures)} hard)"
+    )
+    lines = [
+        f"### {_cell(title)}: {'✅' if not failed else '❌'} {verdict}",
+        "",
+        f"{report.paired_cases} paired cases"
+        + (f", {report.unpaired_cases} on one side only" if report.unpaired_cases else ""),
+        "",
+        "| gate | rule | baseline | variant | value | threshold | result |",
+        "| --- | --- | ---: | ---: | ---: | ---: | --- |",
+    ]
+    for r in report.results:
+        name = _cell(r.gate.name) + (" **[hard]**" if r.gate.hard else "")
+        lines.append(
+            f"| {name} | {_cell(f'{r.gate.statistic} {r.gate.rule}')} | {_num(r.baseline)} |"
+            f" {_num(r.variant)} | {_num(r.observed)} | {_num(r.threshold)} |"
+            f" {'pass' if r.passed else '**FAIL**'} |"
+        )
+    if failed:
+        lines += ["", *(f"- **{_cell(r.gate.name)}**: {_cell(r.message)}" for r in failed)]
+    return "\n".join(lines) + "\n"
+
+
+def _data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _property(text: str) -> str:
+    return _data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def gate_annotations(report: GateReport, file: str | None = None) -> list[str]:
+    """One ``::error`` workflow command per failed gate."""
+    where = f"file={_property(file)}," if file else ""
+    return [
+        f"::error {where}title={_property('pathgrade gate: ' + r.gate.name)}::{_data(r.message)}"
+        for r in report.results
+        if not r.passed
+    ]
+
+
+def github_outputs(
+    report: GateReport,
+    gates_file: str,
+    markdown: Path | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> list[str]:
+    """Write the Markdown summary where asked; return the annotation lines to print.
+
+    ``markdown`` is written (replaced); under GitHub Actions (``GITHUB_ACTIONS=true``) the
+    summary is also appended to ``$GITHUB_STEP_SUMMARY`` and annotations are returned.
+    """
+    env: Mapping[str, Any] = os.environ if environ is None else environ
+    text = gate_markdown(report, f"pathgrade gates ({Path(gates_file).name})")
+    if markdown is not None:
+        markdown.write_text(text, encoding="utf-8")
+    if env.get("GITHUB_ACTIONS") != "true":
+        return []
+    summary = env.get("GITHUB_STEP_SUMMARY")
+    if summary:
+        with Path(summary).open("a", encoding="utf-8") as handle:
+            handle.write(text)
+    return gate_annotations(report, gates_file)
