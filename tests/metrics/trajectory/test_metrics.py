@@ -342,3 +342,41 @@ def test_nan_never_hides_as_zero_in_summary() -> None:
     summary = score(cases, runs).summary()
     assert summary["path_score"] == 100.0 and summary["undefined"]["path_score"] == 1
     assert math.isnan(score(cases, runs).metrics["path_score"][1])
+
+
+def test_parallel_calls_of_one_turn_are_unordered() -> None:
+    reference = ["lookup:1", "search:2", "refund:1"]
+    parallel = [
+        {"tool": "search", "arguments": ["2"], "turn": 1},
+        {"tool": "lookup", "arguments": ["1"], "turn": 1},
+        {"tool": "refund", "arguments": ["1"], "turn": 2},
+    ]
+    r = one(reference, parallel)
+    assert r.metrics["path_score"] == 100.0 and r.metrics["out_of_order"] is False
+    assert r.metrics["step_order_accuracy"] == 1.0
+    # positions are reported in the recorded order
+    assert [(a.op, a.agent_step, a.reference_step) for a in r.alignment] == [
+        ("match", 1, 0),
+        ("match", 0, 1),
+        ("match", 2, 2),
+    ]
+    sequential = [{k: v for k, v in s.items() if k != "turn"} for s in parallel]
+    assert one(reference, sequential).metrics["out_of_order"] is True
+
+
+def test_a_group_keeps_its_place_in_the_path() -> None:
+    # refund (turn 1) before the lookup/search group (turn 2): still out of order.
+    steps = [
+        {"tool": "refund", "arguments": ["1"], "turn": 1},
+        {"tool": "search", "arguments": ["2"], "turn": 2},
+        {"tool": "lookup", "arguments": ["1"], "turn": 2},
+    ]
+    assert one(["lookup:1", "search:2", "refund:1"], steps).metrics["out_of_order"] is True
+
+
+def test_ignore_mode_repeats_need_the_same_arguments() -> None:
+    config = ScoringConfig(matching=MatchingConfig(mode="ignore"))
+    different = one(["think:a"], ["think:a", "think:b"], config)
+    same = one(["think:a"], ["think:a", "think:a"], config)
+    assert different.metrics["redundant_steps"] == 0
+    assert same.metrics["redundant_steps"] == 1

@@ -155,6 +155,11 @@ class ToolMatcher:
         """True when matching is an equivalence, so :meth:`key` decides it."""
         return self.mode in _KEYABLE and all(f.keyable for f in self.fields.values())
 
+    @property
+    def identifies(self) -> bool:
+        """True when equal keys also mean the same call (no argument is ignored)."""
+        return self.mode != "ignore" and all(f.mode != "ignore" for f in self.fields.values())
+
     def key(self, arguments: Any) -> Hashable:
         """The equivalence key of a call's arguments (only when :attr:`keyable`)."""
         if self.mode == "ignore":

@@ -84,7 +84,10 @@ class StepEncoder:
         tool_code = self.tool_code(tool)
         if matcher.keyable:
             key = self._intern(("key", tool, matcher.key(arguments)))
-            result = (tool_code, key, key, False)
+            # A repeat is the same call: under matching that ignores arguments (or some
+            # fields), "same" still means the same arguments.
+            ident = key if matcher.identifies else self._intern(("ident", tool, freeze(arguments)))
+            result = (tool_code, key, ident, False)
         else:
             ident = self._intern(("ident", tool, freeze(arguments)))
             result = (tool_code, -1, ident, True)

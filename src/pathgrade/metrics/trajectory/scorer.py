@@ -30,12 +30,8 @@ from pathgrade.metrics.trajectory.arguments import MatcherSet, ValueMatcher
 from pathgrade.metrics.trajectory.diagnosis import CLEAN_RUN, Diagnoser, RunFacts, WinnerBatch
 from pathgrade.metrics.trajectory.encode import StepEncoder, build_pair_batch, gather_padded
 from pathgrade.metrics.trajectory.order import Predecessors
-from pathgrade.metrics.trajectory.pairs import (
-    ORDER_NONE,
-    ORDER_PARTIAL,
-    ORDER_TOTAL,
-    score_pairs,
-)
+from pathgrade.metrics.trajectory.pairs import ORDER_NONE, ORDER_PARTIAL, ORDER_TOTAL
+from pathgrade.metrics.trajectory.parallel import score_pairs_with_groups
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -100,7 +96,11 @@ def score_trajectories(
     refs = encoder.encode(ref_paths)  # type: ignore[arg-type]
     agents = encoder.encode([run.steps for run in runs])
 
-    agent_error = np.fromiter((bool(s.error) for s in agents.steps), np.bool_, len(agents.steps))
+    n_steps = len(agents.steps)
+    agent_error = np.fromiter((bool(s.error) for s in agents.steps), np.bool_, n_steps)
+    agent_turn = np.fromiter(
+        (-1 if s.turn is None else s.turn for s in agents.steps), np.int64, n_steps
+    )
     run_of_step = np.repeat(np.arange(n_runs), agents.lengths)
     has_error = np.bincount(run_of_step[agent_error], minlength=n_runs) > 0
     facts = [
@@ -146,12 +146,14 @@ def score_trajectories(
         width_a = batch.agent_tool.shape[1]
         error = gather_padded(agent_error, batch.agent_start, batch.agent_len, width_a, False)
         write = gather_padded(agent_write, batch.agent_start, batch.agent_len, width_a, False)
-        scores = score_pairs(
+        turn = gather_padded(agent_turn, batch.agent_start, batch.agent_len, width_a, -1)
+        scores = score_pairs_with_groups(
             batch,
             np.asarray(ref_order, dtype=np.int64)[pair_ref],
             [ref_preds[r] for r in pair_ref],
             error,
             write,
+            turn,
         )
         required_pen = np.fromiter(
             (
