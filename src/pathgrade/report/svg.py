@@ -45,7 +45,7 @@ def forest_plot(metrics: Mapping[str, Mapping[str, Any]], confidence: float) -> 
         rows.append((name, diff, low, high, str(m.get("verdict") or "")))
     if not rows:
         return None
-    label_w, plot_w, value_w, row_h, top = 210.0, 340.0, 260.0, 24.0, 30.0
+    label_w, plot_w, value_w, row_h, top = 210.0, 340.0, 380.0, 24.0, 30.0
     width, height = label_w + plot_w + value_w, top + row_h * len(rows) + 30.0
     centre = label_w + plot_w / 2
     level = round(confidence * 100)

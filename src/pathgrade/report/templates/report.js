@@ -191,6 +191,8 @@
     var r = argEntries(ref), a = argEntries(agent), keys = [];
     Object.keys(r).concat(Object.keys(a)).forEach(function (k) { if (keys.indexOf(k) < 0) keys.push(k); });
     if (!keys.length) return null;
+    var same = keys.every(function (k) { return json(r[k]) === json(a[k]); });
+    if (same) return null;  // identical arguments: the row already says so
     var table = el("table", { className: "args" }, [
       el("thead", null, [el("tr", null, [el("th", { text: "argument" }), el("th", { text: "reference" }),
         el("th", { text: "agent" }), el("th", { text: "field" })])])]);
@@ -239,7 +241,7 @@
     }
     var legend = el("p", { className: "legend" }, Object.keys(OPS).map(function (op) { return el("span", { className: op, text: OPS[op] }); }));
     var table = el("table", { className: "align", id: "alignment" }, [el("thead", null, [el("tr", null, [
-      el("th", { text: "#" }), el("th", { text: "reference step" }), el("th", { text: "" }),
+      el("th", { text: "#" }), el("th", { text: "reference step" }), el("th", { className: "op", text: "alignment" }),
       el("th", { text: "agent step" }), el("th", { text: "#" })])])]);
     var body = el("tbody");
     var steps = t.steps || [], ref = t.reference || [];
@@ -250,7 +252,7 @@
       body.appendChild(el("tr", { className: "op-" + a.op }, [
         el("td", { className: "num", text: a.reference_step === null ? "" : String(a.reference_step) }),
         refStep ? stepCell(refStep) : el("td", { className: "step", text: a.reference || "" }),
-        el("td", { text: mark }),
+        el("td", { className: "op", text: mark }),
         agentStep ? stepCell(agentStep) : el("td", { className: "step", text: a.agent || "" }),
         el("td", { className: "num", text: a.agent_step === null ? "" : String(a.agent_step) })]));
       if (agentStep && refStep) {

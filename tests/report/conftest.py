@@ -1,0 +1,105 @@
+"""A small suite whose traces carry script-injection payloads, scored and stored twice."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pathgrade.core.types import Case, Run
+from pathgrade.evaluate import score
+from pathgrade.store import save_scored
+
+SCRIPT = '<script>window.__pwned = "script"</script>'
+IMG = "<img src=x onerror=\"window.__pwned = 'img'\">"
+CLOSE = '</script><script>window.__pwned = "close"</script>'
+PAYLOADS = (SCRIPT, IMG, CLOSE)
+TOOLS = ("search", "lookup", "refund", "notify")
+
+
+def _cases() -> list[Case]:
+    cases = [
+        Case(
+            case_id="xss-1",
+            query=SCRIPT,
+            reference=[
+                {"tool": "search", "arguments": {"q": "refund policy", "lang": "en"}},
+                {"tool": "refund", "arguments": {"order": "A1"}},
+            ],
+            gold_answer=IMG,
+            gold_evidence={"doc1": 2.0, "doc2": 1.0},
+        ),
+        Case(case_id=IMG, reference=["lookup:B2", "notify:B2"], gold_answer="done"),
+        Case(case_id="refuse-1", answerable=False, reference=["lookup:Z9"]),
+    ]
+    for i in range(40):
+        tools = [TOOLS[(i + k) % 4] for k in range(3)]
+        reference = [{"tool": t, "arguments": {"id": f"o{i}"}} for t in tools]
+        cases.append(
+            Case(case_id=f"case-{i:02d}", query=f"query {i}", reference=reference, gold_answer="ok")
+        )
+    return cases
+
+
+def _runs(variant: bool) -> list[Run]:
+    runs = [
+        Run(
+            case_id="xss-1",
+            run_id=IMG,
+            steps=[
+                {"tool": "search", "arguments": {"q": IMG, "lang": "en", SCRIPT: CLOSE}},
+                {"tool": "refund", "arguments": {"order": "A1"}, "output": CLOSE},
+                {"tool": "</script><b>bold</b>", "arguments": {}},
+            ],
+            answer=CLOSE,
+            retrieved=["doc2", IMG, "doc1"],
+            confidence=0.9,
+        ),
+        Run(
+            case_id=IMG, run_id="r", steps=["lookup:B2", "notify:B2"], answer="done", confidence=0.8
+        ),
+        Run(case_id="refuse-1", run_id="r", abstained=True, confidence=0.1),
+    ]
+    for i in range(40):
+        tools = [TOOLS[(i + k) % 4] for k in range(3)]
+        steps: list[dict[str, Any]] = [{"tool": t, "arguments": {"id": f"o{i}"}} for t in tools]
+        broken = (i % 3 == 0) != (variant and i % 5 == 0)
+        if broken:
+            steps.insert(1, {"tool": "search", "arguments": {"id": "wrong"}})
+            steps[-1] = {"tool": steps[-1]["tool"], "arguments": {"id": "other"}}
+        runs.append(
+            Run(
+                case_id=f"case-{i:02d}",
+                run_id="r",
+                steps=steps,
+                answer="ok" if not broken else "no",
+                confidence=0.3 + (i % 7) / 10,
+            )
+        )
+    return runs
+
+
+@dataclass(frozen=True)
+class Stored:
+    store: Path
+    variant: str
+    baseline: str
+
+
+@pytest.fixture(scope="session")
+def stored(tmp_path_factory: pytest.TempPathFactory) -> Stored:
+    store = tmp_path_factory.mktemp("report-store")
+    cases = {c.case_id: c for c in _cases()}
+    for name, variant in (("base", False), ("pr-7", True)):
+        runs = _runs(variant)
+        save_scored(
+            score(cases, runs),
+            name=name,
+            runs=runs,
+            cases=cases,
+            labels={"model": "m", "note": CLOSE},
+            store=store,
+        )
+    return Stored(store, "pr-7", "base")

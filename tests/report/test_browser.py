@@ -1,0 +1,217 @@
+"""The report in a real browser (system Chromium through Playwright, no download).
+
+Opened from a file with every non-local request blocked and counted (must be none), no page
+errors, payloads shown as text and never run; the table filters and the trajectory view
+opens. Screenshots go to ``test-artifacts/report/`` (gitignored) for people to look at.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pathgrade.cli.main import main
+
+from .conftest import CLOSE, IMG, SCRIPT, Stored
+
+CHROMIUM = os.environ.get("PATHGRADE_CHROMIUM", "/usr/bin/chromium")
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "report"
+
+sync_api = pytest.importorskip(
+    "playwright.sync_api", reason="playwright is not installed (pip install -e '.[test]')"
+)
+if not (Path(CHROMIUM).is_file() or shutil.which(CHROMIUM)):
+    pytest.skip(
+        f"Chromium not found at {CHROMIUM}: install it with `apt-get install -y chromium`"
+        " (.ci/run does); browser tests skipped",
+        allow_module_level=True,
+    )
+
+
+class Page:
+    """A page plus what it tried to do: requests blocked, errors, dialogs."""
+
+    def __init__(self, page: Any) -> None:
+        self.page = page
+        self.blocked: list[str] = []
+        self.errors: list[str] = []
+        self.dialogs: list[str] = []
+        page.on("pageerror", lambda error: self.errors.append(str(error)))
+        page.on(
+            "console",
+            lambda msg: self.errors.append(f"console {msg.type}: {msg.text}")
+            if msg.type == "error"
+            else None,
+        )
+        page.on("dialog", self._dialog)
+        page.route("**/*", self._route)
+
+    def _dialog(self, dialog: Any) -> None:
+        self.dialogs.append(dialog.message)
+        dialog.dismiss()
+
+    def _route(self, route: Any) -> None:
+        url = route.request.url
+        if url.startswith("file://"):
+            route.continue_()
+        else:
+            self.blocked.append(url)
+            route.abort()
+
+    def clean(self) -> None:
+        assert self.blocked == [], f"non-local requests: {self.blocked}"
+        assert self.errors == [], self.errors
+        assert self.dialogs == []
+        assert self.page.evaluate("typeof window.__pwned") == "undefined"
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    with sync_api.sync_playwright() as playwright:
+        try:
+            instance = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        except Exception as error:  # a broken install: say so, do not fail the suite
+            pytest.skip(f"Chromium at {CHROMIUM} does not start: {error}")
+        yield instance
+        instance.close()
+
+
+@pytest.fixture(scope="module")
+def report_file(stored: Stored, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("browser") / "report.html"
+    args = ["report", stored.variant, "--baseline", stored.baseline, "-o", str(out)]
+    assert main([*args, "--store", str(stored.store), "--resamples", "200"]) == 0
+    return out
+
+
+def _open(browser: Any, path: Path) -> Page:
+    page = Page(browser.new_page(viewport={"width": 1280, "height": 900}))
+    page.page.goto(path.as_uri())
+    page.page.wait_for_function("document.getElementById('count').textContent.length > 0")
+    return page
+
+
+def _shot(page: Page, name: str) -> Path:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    path = ARTIFACTS / name
+    page.page.screenshot(path=str(path), full_page=True)
+    return path
+
+
+def test_opens_offline_without_errors(browser: Any, report_file: Path) -> None:
+    page = _open(browser, report_file)
+    p = page.page
+    assert p.text_content("#count") == "43 of 43 runs"
+    assert p.locator("#case-body tr").count() == 43
+    assert p.locator("svg.forest").count() == 1 and p.locator("svg.risk").count() == 1
+    assert p.locator("img").count() == 0
+    assert p.locator("script").count() == 2
+    # the provenance label carries a payload: shown literally
+    assert CLOSE in (p.text_content(".provenance summary") or "")
+    assert _shot(page, "overview.png").stat().st_size > 0
+    page.clean()
+
+
+def test_payloads_show_literally_and_never_run(browser: Any, report_file: Path) -> None:
+    page = _open(browser, report_file)
+    p = page.page
+    table_text = p.text_content("#case-body") or ""
+    assert IMG in table_text  # a case id and a run id
+    p.fill("#search", "xss-1")
+    assert p.text_content("#count") == "1 of 43 runs"
+    p.click("#case-body tr >> nth=0")
+    p.wait_for_selector("#case-view:not([hidden])")
+    assert p.text_content("#answer") == CLOSE
+    assert p.text_content("#query") == SCRIPT
+    alignment = p.text_content("#alignment") or ""
+    # arguments are shown as JSON: the payloads appear JSON-quoted, as text
+    assert json.dumps(IMG) in alignment and json.dumps(SCRIPT) in alignment
+    assert "</script><b>bold</b>" in alignment  # a tool name, literally
+    assert p.locator("#alignment b", has_text="bold").count() == 0 or "<b>" in alignment
+    assert CLOSE in alignment  # a step output
+    ranked = p.text_content("#ranked") or ""
+    assert IMG in ranked and "gain 2" in ranked
+    assert "chosen reference: reference path #0" in (p.text_content("#chosen-ref") or "")
+    assert p.locator("img").count() == 0
+    _shot(page, "payload-case.png")
+    page.clean()
+
+
+def test_filter_sort_and_trajectory_view(browser: Any, report_file: Path) -> None:
+    page = _open(browser, report_file)
+    p = page.page
+    p.select_option("#f-defect", "missing_step")
+    count = p.text_content("#count") or ""
+    shown = int(count.split()[0])
+    assert 0 < shown < 43
+    for cell in p.locator("#case-body td.defects").all_text_contents():
+        assert "missing_step" in cell
+    p.click("#f-reset")
+    p.select_option("#f-metric", "path_score")
+    p.fill("#f-min", "90")
+    scores = p.locator("#case-body tr td:nth-child(5)").all_text_contents()
+    assert scores and all(float(s) >= 90 for s in scores)
+    p.click("#f-reset")
+    p.select_option("#f-tool", "notify")
+    assert all("notify" in t for t in p.locator("#case-body tr td:last-child").all_text_contents())
+    p.click("#f-reset")
+    p.click("th[data-key='m:path_score']")  # numbers sort descending first
+    first = p.locator("#case-body tr >> nth=0").locator("td >> nth=4").text_content()
+    p.click("th[data-key='m:path_score']")
+    last_first = p.locator("#case-body tr >> nth=0").locator("td >> nth=4").text_content()
+    assert float(first or 0) >= float(last_first or 0)
+    p.fill("#search", "case-03")
+    p.click("#case-body tr >> nth=0")
+    p.wait_for_selector("#case-view:not([hidden])")
+    assert "case case-03" in (p.text_content("#case-title") or "")
+    assert p.locator("#alignment tr.op-insertion, #alignment tr.op-substitution").count() >= 1
+    assert p.locator("#alignment table.args tr.differs").count() >= 1  # field-by-field diff
+    assert p.locator("#defects tbody tr").count() >= 1
+    _shot(page, "trajectory.png")
+    p.click("#back")
+    p.wait_for_selector("#overview:not([hidden])")
+    page.clean()
+
+
+def test_ten_thousand_cases_open_fast(browser: Any, tmp_path: Path) -> None:
+    from pathgrade.core.types import Case, Run
+    from pathgrade.evaluate import score
+    from pathgrade.store import save_scored
+
+    tools = ("search", "lookup", "refund", "notify")
+    cases, runs = {}, []
+    for i in range(10_000):
+        ref = [{"tool": tools[(i + k) % 4], "arguments": {"id": f"o{i}"}} for k in range(3)]
+        cases[f"c{i:05d}"] = Case(case_id=f"c{i:05d}", query=f"q{i}", reference=ref)
+        steps = ref if i % 4 else [*ref, {"tool": "search", "arguments": {"id": "x"}}]
+        runs.append(Run(case_id=f"c{i:05d}", steps=steps))
+    save_scored(score(cases, runs), name="big", runs=runs, cases=cases, store=tmp_path)
+    out = tmp_path / "big.html"
+    args = ["report", "big", "-o", str(out), "--store", str(tmp_path), "--resamples", "200"]
+    assert main(args) == 0
+    start = time.perf_counter()
+    page = _open(browser, out)
+    opened = time.perf_counter() - start
+    p = page.page
+    assert p.text_content("#count") == "10000 of 10000 runs"
+    assert p.locator("#case-body tr").count() == 100  # one page of rows, not 10,000
+    assert opened < 10, f"took {opened:.1f}s to open"
+    p.fill("#search", "c0999")
+    assert p.text_content("#count") == "10 of 10000 runs"
+    page.clean()
