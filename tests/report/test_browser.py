@@ -55,9 +55,11 @@ class Page:
         page.on("pageerror", lambda error: self.errors.append(str(error)))
         page.on(
             "console",
-            lambda msg: self.errors.append(f"console {msg.type}: {msg.text}")
-            if msg.type == "error"
-            else None,
+            lambda msg: (
+                self.errors.append(f"console {msg.type}: {msg.text}")
+                if msg.type == "error"
+                else None
+            ),
         )
         page.on("dialog", self._dialog)
         page.route("**/*", self._route)
