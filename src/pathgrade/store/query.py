@@ -16,7 +16,7 @@ from typing import Any
 import duckdb
 
 from pathgrade.core.errors import InputError
-from pathgrade.store.runs import SUFFIX, RunStore
+from pathgrade.store.runs import RunStore
 
 
 @dataclass(frozen=True)
@@ -52,4 +52,4 @@ def query(sql: str, store: str | Path | RunStore | None = None) -> QueryResult:
         con.close()
 
 
-__all__ = ["SUFFIX", "QueryResult", "connect", "query"]
+__all__ = ["QueryResult", "connect", "query"]
