@@ -9,6 +9,7 @@ which process runs it, so every engine gives the same records.
 
 from __future__ import annotations
 
+import gc
 import os
 from dataclasses import dataclass, field
 
@@ -76,7 +77,22 @@ def _cached_tools(path: str) -> ToolSet:
 
 
 def run_task(task: ScoreTask) -> PartitionOutput:
-    """Read, validate and score one partition (see module docstring)."""
+    """Read, validate and score one partition (see module docstring).
+
+    The cyclic garbage collector is paused while the partition is processed (validation and
+    scoring allocate many objects and create no cycles; with it running, loading is about
+    three times slower) and restored afterwards.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _run_task(task)
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _run_task(task: ScoreTask) -> PartitionOutput:
     partial = SummaryPartial()
     try:
         cases = cached_cases(task.cases_path)

@@ -380,3 +380,11 @@ def test_ignore_mode_repeats_need_the_same_arguments() -> None:
     same = one(["think:a"], ["think:a", "think:a"], config)
     assert different.metrics["redundant_steps"] == 0
     assert same.metrics["redundant_steps"] == 1
+
+
+def test_a_premature_call_redone_later_is_the_wasted_one() -> None:
+    r = one(["lookup:1", "search:2"], ["search:2", "lookup:1", "search:2"])
+    assert r.metrics["out_of_order"] is False and r.metrics["path_score"] == 90.0
+    assert [(d.kind, d.agent_step) for d in r.defects] == [("wasted_step", 0)]
+    failed_first = [{"tool": "search", "arguments": ["2"], "error": "500"}, "lookup:1", "search:2"]
+    assert one(["lookup:1", "search:2"], failed_first).metrics["path_score"] == 100.0

@@ -13,6 +13,7 @@ from typing import Literal, Protocol
 import numpy as np
 
 from pathgrade.core.errors import InputError
+from pathgrade.core.types import RetrievedItem
 from pathgrade.metrics.retrieval.batch import BoolArray, Duplicates, FloatArray, rank_order
 from pathgrade.metrics.retrieval.evaluate import RetrievalResult, evaluate_rankings, resolve_all
 from pathgrade.metrics.spec import MetricSpec
@@ -71,6 +72,13 @@ def _item(entry: Retrieved, where: str) -> tuple[str, float | None]:
 
 
 def _ranking(items: Iterable[Retrieved], order: Order, where: str) -> list[str]:
+    if (
+        order == "list"
+        and isinstance(items, tuple | list)
+        and all(type(entry) is RetrievedItem for entry in items)
+    ):
+        # Fast path for validated runs: their ids are already non-empty strings.
+        return [entry.id for entry in items]
     pairs = [_item(entry, where) for entry in items]
     if order == "list":
         return [ident for ident, _ in pairs]

@@ -92,6 +92,7 @@ class Diagnoser:
         self._facts = facts
         self._ref_paths = ref_paths
         self._ref_tools: dict[int, frozenset[str]] = {}
+        self._ref_texts: dict[int, list[str]] = {}
         self._batches: list[WinnerBatch] = []
         self._where: dict[int, tuple[int, int]] = {}
 
@@ -122,7 +123,15 @@ class Diagnoser:
         steps = self._runs[run].steps
         reference = self._ref_paths[int(batch.ref_paths[row])]
         defects = self._path_defects(batch, row, run, steps, reference) + defects
-        return tuple(defects), self._alignment(batch, row, steps, reference)
+        ref_text = self._reference_text(int(batch.ref_paths[row]))
+        return tuple(defects), self._alignment(batch, row, steps, reference, ref_text)
+
+    def _reference_text(self, ref_path: int) -> list[str]:
+        """Formatted reference steps, once per path (many runs share a case)."""
+        text = self._ref_texts.get(ref_path)
+        if text is None:
+            text = self._ref_texts[ref_path] = [format_step(s) for s in self._ref_paths[ref_path]]
+        return text
 
     def _run_defects(self, run: int) -> list[Defect]:
         facts = self._facts[run]
@@ -248,15 +257,23 @@ class Diagnoser:
 
     @staticmethod
     def _alignment(
-        batch: WinnerBatch, row: int, steps: Sequence[Step], reference: Sequence[Step]
+        batch: WinnerBatch,
+        row: int,
+        steps: Sequence[Step],
+        reference: Sequence[Step],
+        ref_text: Sequence[str],
     ) -> tuple[AlignedStep, ...]:
         out: list[AlignedStep] = []
-        for k in range(int(batch.n_ops[row])):
-            op = int(batch.ops[row, k])
-            i, j = int(batch.ref_pos[row, k]), int(batch.agent_pos[row, k])
+        n_ops = int(batch.n_ops[row])
+        ops = batch.ops[row, :n_ops].tolist()
+        ref_pos = batch.ref_pos[row, :n_ops].tolist()
+        agent_pos = batch.agent_pos[row, :n_ops].tolist()
+        full_op = batch.full_op[row, :n_ops].tolist()
+        for k in range(n_ops):
+            op, i, j = ops[k], ref_pos[k], agent_pos[k]
             if op == OP_PAIR:
                 tool_match = reference[i].tool == steps[j].tool
-                full = bool(batch.full_op[row, k])
+                full = full_op[k]
                 out.append(
                     AlignedStep(
                         "match" if full else "substitution",
@@ -265,7 +282,7 @@ class Diagnoser:
                         tool_match,
                         full,
                         format_step(steps[j]),
-                        format_step(reference[i]),
+                        ref_text[i],
                     )
                 )
             elif op == OP_INSERT:
@@ -273,7 +290,5 @@ class Diagnoser:
                     AlignedStep("insertion", j, None, False, False, format_step(steps[j]), None)
                 )
             elif op == OP_DELETE:
-                out.append(
-                    AlignedStep("deletion", None, i, False, False, None, format_step(reference[i]))
-                )
+                out.append(AlignedStep("deletion", None, i, False, False, None, ref_text[i]))
         return tuple(out)

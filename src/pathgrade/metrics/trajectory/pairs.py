@@ -10,9 +10,10 @@ Definitions (``R`` = reference length, ``A`` = agent length, ``N = max(R, A)``):
 - ``missing`` = reference steps that no agent step matches (tool and arguments) in an
   optimal one-to-one matching that ignores order; ``extra`` = agent steps left unmatched.
 - An extra step is a ``unexpected_write`` when its tool is declared ``write``; otherwise it is
-  ``wasted`` when it repeats (same tool and arguments) an earlier agent step that did not fail
-  (a retry after an error is not waste); otherwise it is a plain extra step (no penalty, but
-  it lowers ``path_efficiency``).
+  ``wasted`` when the agent made the same call (same tool and arguments) elsewhere in the path
+  and the earlier of the two did not fail (a retry after an error is not waste; when the
+  premature first call is the extra one, it is the wasted one); otherwise it is a plain extra
+  step (no penalty, but it lowers ``path_efficiency``).
 - ``tool_matches`` = size of the multiset intersection of reference and agent tools.
 """
 
@@ -168,8 +169,12 @@ def score_pairs(
     extra = agent_valid & (agent_partner < 0)
     ident = batch.agent_ident
     earlier = agent_cols[None, :] < agent_cols[:, None]  # [j, j']: j' before j
-    same_before = (ident[:, :, None] == ident[:, None, :]) & earlier[None, :, :]
-    repeated = (same_before & ~agent_error[:, None, :]).any(axis=2)
+    same = ident[:, :, None] == ident[:, None, :]
+    # Two identical calls are a repetition unless the earlier one failed (then the later is a
+    # retry); whichever of the two is the extra step is the wasted one.
+    repeats_earlier = (same & earlier[None, :, :] & ~agent_error[:, None, :]).any(axis=2)
+    repeated_later = (same & earlier.T[None, :, :]).any(axis=2) & ~agent_error
+    repeated = repeats_earlier | repeated_later
     status = np.full((n_pairs, width_a), STEP_MATCHED, dtype=np.int64)
     status[extra] = STEP_EXTRA
     status[extra & repeated] = STEP_WASTED
