@@ -13,6 +13,7 @@ from pathgrade.core.config import ScoringConfig
 from pathgrade.core.results import AlignedStep, Defect
 from pathgrade.core.types import Case, Run, Step, format_step
 from pathgrade.metrics.trajectory.align import OP_DELETE, OP_INSERT, OP_PAIR
+from pathgrade.metrics.trajectory.encode import EncodedPaths
 from pathgrade.metrics.trajectory.pairs import (
     STEP_UNEXPECTED_WRITE,
     STEP_WASTED,
@@ -85,8 +86,11 @@ class Diagnoser:
         run_case: Sequence[Case],
         facts: Sequence[RunFacts],
         ref_paths: Sequence[Sequence[Step]],
+        agents: EncodedPaths,
     ) -> None:
         self._config = config
+        self._agents = agents
+        self._call_texts: dict[int, str] = {}
         self._runs = runs
         self._cases = run_case
         self._facts = facts
@@ -124,7 +128,20 @@ class Diagnoser:
         reference = self._ref_paths[int(batch.ref_paths[row])]
         defects = self._path_defects(batch, row, run, steps, reference) + defects
         ref_text = self._reference_text(int(batch.ref_paths[row]))
-        return tuple(defects), self._alignment(batch, row, steps, reference, ref_text)
+        agent_text = self._agent_text(run)
+        return tuple(defects), self._alignment(batch, row, steps, reference, ref_text, agent_text)
+
+    def _agent_text(self, run: int) -> list[str]:
+        """Formatted agent steps; a call made many times is formatted once."""
+        start, end = int(self._agents.offsets[run]), int(self._agents.offsets[run + 1])
+        texts = self._call_texts
+        out: list[str] = []
+        for offset, code in enumerate(self._agents.calls[start:end].tolist(), start=start):
+            text = texts.get(code)
+            if text is None:
+                text = texts[code] = format_step(self._agents.steps[offset])
+            out.append(text)
+        return out
 
     def _reference_text(self, ref_path: int) -> list[str]:
         """Formatted reference steps, once per path (many runs share a case)."""
@@ -262,6 +279,7 @@ class Diagnoser:
         steps: Sequence[Step],
         reference: Sequence[Step],
         ref_text: Sequence[str],
+        agent_text: Sequence[str],
     ) -> tuple[AlignedStep, ...]:
         out: list[AlignedStep] = []
         n_ops = int(batch.n_ops[row])
@@ -281,14 +299,12 @@ class Diagnoser:
                         i,
                         tool_match,
                         full,
-                        format_step(steps[j]),
+                        agent_text[j],
                         ref_text[i],
                     )
                 )
             elif op == OP_INSERT:
-                out.append(
-                    AlignedStep("insertion", j, None, False, False, format_step(steps[j]), None)
-                )
+                out.append(AlignedStep("insertion", j, None, False, False, agent_text[j], None))
             elif op == OP_DELETE:
                 out.append(AlignedStep("deletion", None, i, False, False, None, ref_text[i]))
         return tuple(out)

@@ -40,6 +40,7 @@ class EncodedPaths:
     ident: IntArray
     general: BoolArray
     steps: tuple[Step, ...]
+    calls: IntArray  # the code of each step's distinct (tool, arguments)
 
     @property
     def lengths(self) -> IntArray:
@@ -126,6 +127,7 @@ class StepEncoder:
             ident=ident[calls],
             general=general[calls],
             steps=flat,
+            calls=calls,
         )
 
 

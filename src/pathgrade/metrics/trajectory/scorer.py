@@ -128,7 +128,7 @@ def score_trajectories(
     first_ref = np.array([case_first_ref[c.case_id] for c in run_case], dtype=np.int64)
     lengths = agents.lengths
     order_by_size = np.argsort(lengths, kind="stable")
-    diagnoser = Diagnoser(config, runs, run_case, facts, ref_paths)  # type: ignore[arg-type]
+    diagnoser = Diagnoser(config, runs, run_case, facts, ref_paths, agents)  # type: ignore[arg-type]
     weights = config.weights
     weight_total = weights.total()
     penalties = config.penalties
