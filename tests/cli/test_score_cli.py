@@ -80,3 +80,22 @@ def test_usage_error_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
 def test_missing_file_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["score", str(tmp_path / "none.jsonl"), str(RUNS)]) == 2
     assert "cannot read file" in capsys.readouterr().err
+
+
+def test_compare_scores_cases_and_runs_on_the_fly(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    variant = tmp_path / "variant.jsonl"
+    variant.write_text(
+        '{"case_id": "refund-A17", "run_id": "A", "steps": '
+        '["lookup_order:A17", "refund:A17", "send_message:A17"]}\n'
+    )
+    code = main(
+        ["compare", str(RUNS), str(variant), "--cases", str(CASES), "--json", "-m", "path_score"]
+    )
+    assert code == 0
+    document = json.loads(capsys.readouterr().out)
+    # refund-A17 has runs A-D in the baseline: 100, 70, 100 (second reference) and 60
+    assert document["paired_cases"] == 1
+    assert document["metrics"]["path_score"]["baseline"] == pytest.approx(82.5)
+    assert document["metrics"]["path_score"]["variant"] == 100.0

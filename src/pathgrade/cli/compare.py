@@ -14,6 +14,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from pathgrade.cli.score import score_to_records
 from pathgrade.core.errors import InputError
 from pathgrade.stats.compare import Comparison, compare_records
 from pathgrade.stats.records import MissingMetricError
@@ -101,10 +102,24 @@ def compare_command(
         list[str] | None,
         typer.Option("--metric", "-m", help="Compare only this metric (repeatable)."),
     ] = None,
+    cases: Annotated[
+        Path | None,
+        typer.Option(
+            "--cases",
+            help="Score on the fly: BASELINE and VARIANT are then runs files of these cases.",
+        ),
+    ] = None,
+    config: Annotated[
+        Path | None, typer.Option("--config", help="Scoring config (with --cases).")
+    ] = None,
 ) -> None:
     """Compare a variant with a baseline on the same cases, with paired statistics."""
-    base_records = resolve_results(baseline)
-    var_records = resolve_results(variant)
+    if cases is not None:
+        base_records = score_to_records(cases, baseline, config)
+        var_records = score_to_records(cases, variant, config)
+    else:
+        base_records = resolve_results(baseline)
+        var_records = resolve_results(variant)
     try:
         result = compare_records(
             base_records,

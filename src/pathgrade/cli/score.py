@@ -154,3 +154,15 @@ def score_command(
         err.print(f"skipped {len(skipped)} invalid record(s):", markup=False)
         for error in skipped[:20]:
             err.print(f"  {error}", markup=False)
+
+
+def score_to_records(cases: Path, runs: Path, config: Path | None = None) -> list[dict[str, Any]]:
+    """Score a cases file and a runs file as ``pathgrade score`` does; the result records."""
+    scoring = load_config(config)
+    by_id = {c.case_id: c for c in load_cases(cases).items}
+    loaded = load_runs(runs, by_id)
+    try:
+        result = score(by_id, loaded.items, scoring)
+    except InputError as failure:
+        raise _located(failure, str(runs), loaded.lines) from None
+    return [r.to_dict() for r in result]
