@@ -1,0 +1,142 @@
+"""Scoring at scale: 1,000,000 runs from JSONL and Parquet, local and Dask engines.
+
+Generates synthetic runs (10 steps, 2 reference paths per case, retrieved lists of 20 ids with
+3 gold), then for each input format times ``pathgrade.engines.runner.evaluate_files`` with:
+local 1 worker, local 2 workers, dask 2 workers (LocalCluster). Each configuration runs in a
+fresh subprocess whose whole process tree is sampled for resident memory (psutil), so the
+peak RSS includes worker processes. Results are written to /dev/null (the cost of producing
+them is included).
+
+Run: ``python benchmarks/bench_scale.py [--runs 1000000] [--partition-size 20000]``.
+Needs ``psutil`` and the ``dask`` extra (``pip install -e '.[bench,dask]'``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+TOOLS = ["search", "lookup", "fetch", "calc", "refund", "notify", "cancel", "book"]
+
+CHILD = """
+import sys
+from pathgrade.engines.runner import evaluate_files
+sink = open("/dev/null", "wb")
+evaluation = evaluate_files(sys.argv[1], sys.argv[2], engine=sys.argv[3],
+                            workers=int(sys.argv[4]), partition_size=int(sys.argv[5]),
+                            sink=sink.write)
+print(evaluation.summary["runs"])
+"""
+
+
+def generate(directory: Path, n_runs: int, seed: int = 11) -> tuple[Path, Path, Path]:
+    rng = random.Random(seed)
+    n_cases = max(1, n_runs // 4)
+    cases_path = directory / "cases.jsonl"
+    references = []
+    with cases_path.open("w") as handle:
+        for c in range(n_cases):
+            ref = [
+                {"tool": rng.choice(TOOLS), "arguments": {"id": f"X{rng.randint(0, 99)}"}}
+                for _ in range(10)
+            ]
+            alt = list(ref)
+            alt[3], alt[4] = alt[4], alt[3]
+            references.append(ref)
+            gold = [f"d{c}-{g}" for g in range(3)]
+            case = {
+                "case_id": f"c{c}",
+                "reference": ref,
+                "references": [alt],
+                "gold_evidence": gold,
+            }
+            handle.write(json.dumps(case) + "\n")
+    runs_path = directory / "runs.jsonl"
+    rows = []
+    with runs_path.open("w") as handle:
+        for r in range(n_runs):
+            c = r % n_cases
+            steps = list(references[c])
+            roll = rng.random()
+            if roll < 0.3:
+                steps.insert(rng.randrange(10), steps[rng.randrange(10)])
+                steps.pop()
+            elif roll < 0.5:
+                i = rng.randrange(9)
+                steps[i], steps[i + 1] = steps[i + 1], steps[i]
+            retrieved = [f"d{c}-{rng.randint(0, 40)}" for _ in range(20)]
+            run = {
+                "case_id": f"c{c}",
+                "run_id": f"r{r}",
+                "trial": r // n_cases,
+                "steps": steps,
+                "retrieved": retrieved,
+            }
+            handle.write(json.dumps(run) + "\n")
+            rows.append(run)
+    parquet_path = directory / "runs.parquet"
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    table = pa.Table.from_pylist([{**row, "steps": json.dumps(row["steps"])} for row in rows])
+    pq.write_table(table, parquet_path, row_group_size=20_000)
+    return cases_path, runs_path, parquet_path
+
+
+def measure(args: list[str]) -> tuple[float, float, str]:
+    """Wall seconds, peak RSS of the process tree in MiB, and the child's output."""
+    import psutil
+
+    start = time.perf_counter()
+    child = subprocess.Popen(
+        [sys.executable, "-c", CHILD, *args], stdout=subprocess.PIPE, text=True
+    )
+    process = psutil.Process(child.pid)
+    peak = 0
+    while child.poll() is None:
+        try:
+            tree = [process, *process.children(recursive=True)]
+            peak = max(peak, sum(p.memory_info().rss for p in tree if p.is_running()))
+        except psutil.Error:
+            pass
+        time.sleep(0.1)
+    elapsed = time.perf_counter() - start
+    output = child.stdout.read().strip() if child.stdout else ""
+    if child.returncode != 0:
+        raise SystemExit(f"run failed: {args}")
+    return elapsed, peak / 2**20, output
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=1_000_000)
+    parser.add_argument("--partition-size", type=int, default=20_000)
+    parser.add_argument("--formats", default="jsonl,parquet")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        start = time.perf_counter()
+        cases, jsonl, parquet = generate(Path(tmp), args.runs)
+        print(f"generated {args.runs:,} runs in {time.perf_counter() - start:.0f} s")
+        print(f"{'input':<8}{'engine':<16}{'wall s':>9}{'runs/s':>11}{'peak RSS MiB':>14}")
+        for fmt in args.formats.split(","):
+            path = jsonl if fmt == "jsonl" else parquet
+            walls = {}
+            for engine, workers in (("local", 1), ("local", 2), ("dask", 2)):
+                wall, rss, _out = measure(
+                    [str(cases), str(path), engine, str(workers), str(args.partition_size)]
+                )
+                walls[(engine, workers)] = wall
+                label = f"{engine} x{workers}"
+                print(f"{fmt:<8}{label:<16}{wall:>9.1f}{args.runs / wall:>11,.0f}{rss:>14,.0f}")
+            speedup = walls[("local", 1)] / walls[("local", 2)]
+            print(f"{fmt:<8}speedup 1 -> 2 local workers: {speedup:.2f}x")
+
+
+if __name__ == "__main__":
+    main()
