@@ -8,7 +8,7 @@ the pure computation to the trajectory layer; files are loaded separately
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -48,6 +48,7 @@ def score(
     tools: ToolSet | None = None,
     validators: Mapping[str, Validator] | None = None,
     strict_tools: bool = False,
+    progress: Callable[[int, int], None] | None = None,
 ) -> ScoreResult:
     """Score every run: its path against the case's references, plus every other layer the
     data has labels for (retrieval, tool calls, answers; pass@k over trials).
@@ -60,6 +61,7 @@ def score(
         tools: tool schemas (``pathgrade.io.tools.load_tools``) for the tool-call layer.
         validators: custom argument validators by name (tool layer).
         strict_tools: a called tool that no schema names is an error, not a report.
+        progress: ``progress(done, total)``, called as batches of runs are scored.
 
     Returns:
         A :class:`~pathgrade.core.results.ScoreResult`: per-run metrics (column-wise),
@@ -75,7 +77,7 @@ def score(
     was_enabled = gc.isenabled()
     gc.disable()
     try:
-        result = score_trajectories(case_map, run_list, config, plugins)
+        result = score_trajectories(case_map, run_list, config, plugins, progress)
         extra = LayerColumns()
         retrieval_columns(case_map, run_list, config, extra)
         references = [None if i < 0 else int(i) for i in result.reference_index]

@@ -12,6 +12,7 @@ import orjson
 import typer
 from rich.console import Console
 
+from pathgrade.cli.progress import progress_bar
 from pathgrade.cli.runs import save_run
 from pathgrade.cli.score_partitioned import score_partitioned
 from pathgrade.core.errors import InputError
@@ -119,14 +120,16 @@ def score_command(
     if not loaded_runs.items:
         raise InputError("no valid runs to score", file=str(runs))
     try:
-        result = score(
-            by_id,
-            loaded_runs.items,
-            scoring,
-            tools=toolset,
-            validators=entry_point_validators(),
-            strict_tools=strict,
-        )
+        with progress_bar(f"scoring {len(loaded_runs.items):,} runs") as update:
+            result = score(
+                by_id,
+                loaded_runs.items,
+                scoring,
+                tools=toolset,
+                validators=entry_point_validators(),
+                strict_tools=strict,
+                progress=update,
+            )
     except InputError as failure:
         # Errors raised while scoring name a run by position: point at its line in the file.
         raise _located(failure, str(runs), loaded_runs.lines) from None

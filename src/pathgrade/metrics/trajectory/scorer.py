@@ -15,7 +15,7 @@ efficiency (default weights 0.3, 0.3, 0.2, 0.2).
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -65,8 +65,12 @@ def score_trajectories(
     runs: Sequence[Run],
     config: ScoringConfig | None = None,
     plugins: Mapping[str, ValueMatcher] | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> ScoreResult:
-    """Score every run against its case (see module docstring); pure, no I/O."""
+    """Score every run against its case (see module docstring); pure, no I/O.
+
+    ``progress(done, total)`` is called before each batch, and once at the end.
+    """
     config = config or ScoringConfig()
     matchers = MatcherSet(config.matching, plugins)
     encoder = StepEncoder(matchers)
@@ -133,6 +137,8 @@ def score_trajectories(
     weight_total = weights.total()
     penalties = config.penalties
     for start in range(0, n_runs, BATCH_RUNS):
+        if progress is not None:
+            progress(start, n_runs)
         batch_runs = order_by_size[start : start + BATCH_RUNS]
         batch_runs = batch_runs[n_refs[batch_runs] > 0]
         if batch_runs.size == 0:
@@ -218,6 +224,8 @@ def score_trajectories(
         columns.reference_index[runs_won] = pair_slot[winners]
         diagnoser.add(WinnerBatch.take(runs_won, pair_ref[winners], scores, winners))
 
+    if progress is not None:
+        progress(n_runs, n_runs)
     return ScoreResult(
         case_ids=[r.case_id for r in runs],
         run_ids=[r.run_id for r in runs],
