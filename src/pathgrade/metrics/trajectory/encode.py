@@ -25,7 +25,7 @@ from pathgrade.metrics.trajectory.arguments import MatcherSet, freeze
 IntArray = npt.NDArray[np.int64]
 BoolArray = npt.NDArray[np.bool_]
 
-_TOOL_AND_ARGUMENTS = attrgetter("tool", "arguments")
+_STEP_FIELDS = attrgetter("tool", "arguments", "error", "turn")
 REF_PAD = -1
 AGENT_PAD = -2
 
@@ -41,6 +41,8 @@ class EncodedPaths:
     general: BoolArray
     steps: tuple[Step, ...]
     calls: IntArray  # the code of each step's distinct (tool, arguments)
+    error: BoolArray  # the step returned an error
+    turn: IntArray  # the step's turn (parallel calls share one); -1 when not recorded
 
     @property
     def lengths(self) -> IntArray:
@@ -102,18 +104,22 @@ class StepEncoder:
         offsets = np.zeros(len(paths) + 1, dtype=np.int64)
         np.cumsum(lengths, out=offsets[1:])
         flat = tuple(chain.from_iterable(paths))
-        pairs = list(map(_TOOL_AND_ARGUMENTS, flat))
+        # One pass over the step objects (scattered in memory: touching them is the cost).
+        fields = list(map(_STEP_FIELDS, flat))
         try:  # the hot path: one serialisation and one dictionary look-up per step
             dumps, option = orjson.dumps, orjson.OPT_SORT_KEYS
-            keys = [(tool, dumps(args, option=option)) for tool, args in pairs]
+            keys = [(f[0], dumps(f[1], option=option)) for f in fields]
         except TypeError:
-            keys = [(tool, self._raw(args)) for tool, args in pairs]
+            keys = [(f[0], self._raw(f[1])) for f in fields]
         get = self._calls.get
         codes = [get(key, -1) for key in keys]
         for index, code in enumerate(codes):
             if code < 0:  # first time this call is seen
-                tool, args = pairs[index]
+                tool, args = fields[index][0], fields[index][1]
                 codes[index] = self._encode_call(tool, args, keys[index][1])
+        n = len(fields)
+        error = np.fromiter((bool(f[2]) for f in fields), dtype=np.bool_, count=n)
+        turn = np.fromiter((-1 if f[3] is None else f[3] for f in fields), np.int64, count=n)
         calls = np.array(codes, dtype=np.int64)
         table = self._call_table
         tool = np.fromiter((t[0] for t in table), dtype=np.int64, count=len(table))
@@ -128,6 +134,8 @@ class StepEncoder:
             general=general[calls],
             steps=flat,
             calls=calls,
+            error=error,
+            turn=turn,
         )
 
 

@@ -100,11 +100,7 @@ def score_trajectories(
     refs = encoder.encode(ref_paths)  # type: ignore[arg-type]
     agents = encoder.encode([run.steps for run in runs])
 
-    n_steps = len(agents.steps)
-    agent_error = np.fromiter((bool(s.error) for s in agents.steps), np.bool_, n_steps)
-    agent_turn = np.fromiter(
-        (-1 if s.turn is None else s.turn for s in agents.steps), np.int64, n_steps
-    )
+    agent_error, agent_turn = agents.error, agents.turn
     run_of_step = np.repeat(np.arange(n_runs), agents.lengths)
     has_error = np.bincount(run_of_step[agent_error], minlength=n_runs) > 0
     facts = [
