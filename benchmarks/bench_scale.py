@@ -116,7 +116,7 @@ def measure(args: list[str]) -> tuple[float, float, str]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=1_000_000)
-    parser.add_argument("--partition-size", type=int, default=20_000)
+    parser.add_argument("--partition-size", type=int, default=2_500)
     parser.add_argument("--formats", default="jsonl,parquet")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:

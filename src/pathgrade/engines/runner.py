@@ -18,12 +18,12 @@ from pathgrade.core.config import ScoringConfig
 from pathgrade.core.errors import InputError
 from pathgrade.engines.dask_engine import map_dask
 from pathgrade.engines.local import map_local
-from pathgrade.engines.work import PartitionOutput, ScoreTask, cached_cases
+from pathgrade.engines.work import PartitionOutput, ScoreTask, cached_case_index
 from pathgrade.io.partitions import plan_partitions
 from pathgrade.stats.partial import SummaryPartial
 
 Engine = Literal["local", "dask"]
-DEFAULT_PARTITION_SIZE = 20_000
+DEFAULT_PARTITION_SIZE = 2_500
 
 
 @dataclass(frozen=True)
@@ -64,7 +64,7 @@ def evaluate_files(
     """
     config = config or ScoringConfig()
     cases_file = str(cases_path)
-    known = list(cached_cases(cases_file))  # validates the cases once, up front
+    known = list(cached_case_index(cases_file).case_ids)  # ids unique, records well-formed
     partitions = plan_partitions(runs_path, partition_size)
     tasks = (
         ScoreTask(

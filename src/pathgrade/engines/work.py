@@ -17,9 +17,10 @@ import orjson
 
 from pathgrade.core.config import ScoringConfig
 from pathgrade.core.errors import InputError
-from pathgrade.core.types import Case, Run
+from pathgrade.core.types import Run
 from pathgrade.evaluate import score
-from pathgrade.io.cases import check_known_case, load_cases, parse_record
+from pathgrade.io.case_index import CaseIndex, index_cases, known_ids
+from pathgrade.io.cases import check_known_case, parse_record
 from pathgrade.io.partitions import Partition, read_partition
 from pathgrade.io.tools import entry_point_validators, load_tools
 from pathgrade.metrics.tool.schemas import ToolSet
@@ -54,18 +55,19 @@ class PartitionOutput:
             raise InputError(message, file=file, line=line, field=where)
 
 
-# Per-process caches: a worker loads the cases and tools once, not once per partition.
-_CASES: dict[tuple[str, float], dict[str, Case]] = {}
+# Per-process caches: a worker indexes the cases and loads the tools once, not per partition.
+_CASES: dict[tuple[str, float], CaseIndex] = {}
 _TOOLS: dict[tuple[str, float], ToolSet] = {}
 
 
-def cached_cases(path: str) -> dict[str, Case]:
-    """The cases of ``path`` (loaded once per process and file version)."""
+def cached_case_index(path: str) -> CaseIndex:
+    """The case index of ``path`` (built once per process and file version)."""
     key = (path, os.stat(path).st_mtime)
-    cases = _CASES.get(key)
-    if cases is None:
-        cases = _CASES[key] = {c.case_id: c for c in load_cases(path).items}
-    return cases
+    index = _CASES.get(key)
+    if index is None:
+        _CASES.clear()
+        index = _CASES[key] = index_cases(path)
+    return index
 
 
 def _cached_tools(path: str) -> ToolSet:
@@ -95,13 +97,14 @@ def run_task(task: ScoreTask) -> PartitionOutput:
 def _run_task(task: ScoreTask) -> PartitionOutput:
     partial = SummaryPartial()
     try:
-        cases = cached_cases(task.cases_path)
+        index = cached_case_index(task.cases_path)
+        known = known_ids(index)
         runs: list[Run] = []
         name = task.partition.path
         for line, value in read_partition(task.partition):
             try:
                 run = parse_record(value, Run, file=name, line=line)
-                check_known_case(run, cases, file=name, line=line)
+                check_known_case(run, known, file=name, line=line)
             except InputError as error:
                 if not task.skip_invalid:
                     raise
@@ -110,6 +113,7 @@ def _run_task(task: ScoreTask) -> PartitionOutput:
             runs.append(run)
         if not runs:
             return PartitionOutput(task.partition.index, b"", partial)
+        cases = index.cases(r.case_id for r in runs)
         tools = _cached_tools(task.tools_path) if task.tools_path else None
         result = score(
             cases,

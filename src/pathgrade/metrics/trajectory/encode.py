@@ -55,7 +55,7 @@ class StepEncoder:
     def __init__(self, matchers: MatcherSet) -> None:
         self.matchers = matchers
         self.tool_codes: dict[str, int] = {}
-        self._calls: dict[tuple[str, bytes], int] = {}
+        self._calls: dict[tuple[str, str], int] = {}
         self._call_table: list[tuple[int, int, int, bool]] = []
         self._interned: dict[Hashable, int] = {}
 
@@ -72,13 +72,13 @@ class StepEncoder:
         return code
 
     @staticmethod
-    def _raw(arguments: Any) -> bytes:
+    def _raw(arguments: Any) -> str:
         try:
-            return orjson.dumps(arguments, option=orjson.OPT_SORT_KEYS)
+            return orjson.dumps(arguments, option=orjson.OPT_SORT_KEYS).decode()
         except TypeError:  # not plain JSON (e.g. non-string keys): a stable text instead
-            return repr(arguments).encode()
+            return repr(arguments)
 
-    def _encode_call(self, tool: str, arguments: Any, raw: bytes) -> int:
+    def _encode_call(self, tool: str, arguments: Any, raw: str) -> int:
         """The code of a distinct ``(tool, arguments)``; its properties are in the call table."""
         cached = self._calls.get((tool, raw))
         if cached is not None:
@@ -107,8 +107,9 @@ class StepEncoder:
         # One pass over the step objects (scattered in memory: touching them is the cost).
         fields = list(map(_STEP_FIELDS, flat))
         try:  # the hot path: one serialisation and one dictionary look-up per step
+            # (decoded to str: orjson's bytes objects carry a 4 KiB buffer each)
             dumps, option = orjson.dumps, orjson.OPT_SORT_KEYS
-            keys = [(f[0], dumps(f[1], option=option)) for f in fields]
+            keys = [(f[0], dumps(f[1], option=option).decode()) for f in fields]
         except TypeError:
             keys = [(f[0], self._raw(f[1])) for f in fields]
         get = self._calls.get
