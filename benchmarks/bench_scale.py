@@ -7,7 +7,7 @@ fresh subprocess whose whole process tree is sampled for resident memory (psutil
 peak RSS includes worker processes. Results are written to /dev/null (the cost of producing
 them is included).
 
-Run: ``python benchmarks/bench_scale.py [--runs 1000000] [--partition-size 20000]``.
+Run: ``python benchmarks/bench_scale.py [--runs 1000000] [--partition-size 2500]``.
 Needs ``psutil`` and the ``dask`` extra (``pip install -e '.[bench,dask]'``).
 """
 
