@@ -35,16 +35,18 @@ import orjson
 
 from pathgrade.judge.cache import JudgeCache, Recording, cache_key
 from pathgrade.judge.config import JudgeConfig
-from pathgrade.judge.outcome import (
-    CallRecord,
-    ClientStats,
-    JudgeOutcome,
-    content_of,
-    parse_retry_after,
-    usage_of,
-)
+from pathgrade.judge.outcome import CallRecord, ClientStats, JudgeOutcome
 from pathgrade.judge.prompts import Prompt
 from pathgrade.judge.verdicts import VerdictError, parse_object
+from pathgrade.openai_compat import (
+    RetryPolicy,
+    content_of,
+    cost_of,
+    parse_retry_after,
+    redact,
+    retryable_status,
+    usage_of,
+)
 
 T = TypeVar("T")
 
@@ -92,6 +94,9 @@ class JudgeClient:
         self._transport = transport
         self._http: httpx.AsyncClient | None = None
         self._semaphore = asyncio.Semaphore(config.concurrency)
+        self._retry = RetryPolicy(
+            config.max_retries, config.backoff_base, config.backoff_max, config.retry_after_max
+        )
 
     def __repr__(self) -> str:
         mode = "offline" if self.offline else "live"
@@ -141,18 +146,10 @@ class JudgeClient:
         )
 
     def _redact(self, text: str, limit: int = 200) -> str:
-        key = self.config.api_key
-        if key:
-            text = text.replace(key, "***")
-        text = " ".join(text.split())
-        return text if len(text) <= limit else text[:limit] + "..."
+        return redact(text, self.config.api_key, limit)
 
     def _backoff(self, attempt: int, retry_after: float | None) -> float:
-        ceiling = min(self.config.backoff_max, self.config.backoff_base * 2.0**attempt)
-        delay = ceiling / 2 + self._rng.uniform(0.0, ceiling / 2)
-        if retry_after is not None:
-            delay = max(delay, min(retry_after, self.config.retry_after_max))
-        return delay
+        return self._retry.delay(attempt, retry_after, self._rng)
 
     async def judge(
         self, prompt: Prompt, check: Callable[[dict[str, Any]], T], *, item: str
@@ -287,7 +284,7 @@ class JudgeClient:
                     )
                     return data, records
                 error = f"HTTP {status}: {self._redact(response.text)}"
-                retryable = status == 429 or status >= 500
+                retryable = retryable_status(status)
                 if retryable:
                     retry_after = parse_retry_after(response.headers.get("retry-after"))
             latency = (time.perf_counter() - start) * 1000.0
@@ -333,10 +330,4 @@ class JudgeClient:
         )  # fmt: skip
 
     def _cost(self, usage: dict[str, int] | None) -> float | None:
-        price_in, price_out = self.config.price_input_per_1k, self.config.price_output_per_1k
-        if usage is None or (price_in is None and price_out is None):
-            return None
-        return (
-            usage.get("prompt_tokens", 0) * (price_in or 0.0)
-            + usage.get("completion_tokens", 0) * (price_out or 0.0)
-        ) / 1000.0
+        return cost_of(usage, self.config.price_input_per_1k, self.config.price_output_per_1k)

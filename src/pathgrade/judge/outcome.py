@@ -1,15 +1,26 @@
 """What a judge call leaves behind: per-attempt records, per-item outcomes, client counters.
 
-Also the small parsers of a chat-completions reply (``usage``, the message content) and of a
-``Retry-After`` header. Nothing here holds or prints the API key.
+The small parsers of a chat-completions reply and of a ``Retry-After`` header live in
+:mod:`pathgrade.openai_compat` (shared with the replay endpoint agent) and are re-exported
+here. Nothing here holds or prints the API key.
 """
 
 from __future__ import annotations
 
-import email.utils
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from typing import Any, Generic, Literal, TypeVar
+
+from pathgrade.openai_compat import content_of, parse_retry_after, usage_of
+
+__all__ = [
+    "CallRecord",
+    "ClientStats",
+    "JudgeOutcome",
+    "Source",
+    "content_of",
+    "parse_retry_after",
+    "usage_of",
+]
 
 T = TypeVar("T")
 Source = Literal["live", "cache", "offline"]
@@ -75,38 +86,3 @@ class ClientStats:
         out["fingerprints"] = sorted(self.fingerprints)
         out["models"] = sorted(self.models)
         return out
-
-
-def parse_retry_after(value: str | None, now: datetime | None = None) -> float | None:
-    """Seconds to wait from a ``Retry-After`` header (delta seconds or an HTTP date)."""
-    if value is None or not value.strip():
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=UTC)
-    return max(0.0, (when - (now or datetime.now(UTC))).total_seconds())
-
-
-def usage_of(data: dict[str, Any] | None) -> dict[str, int] | None:
-    raw = data.get("usage") if data is not None else None
-    if not isinstance(raw, dict):
-        return None
-    names = ("prompt_tokens", "completion_tokens", "total_tokens")
-    out = {n: raw[n] for n in names if isinstance(raw.get(n), int) and not isinstance(raw[n], bool)}
-    return out or None
-
-
-def content_of(data: dict[str, Any]) -> str | None:
-    choices = data.get("choices")
-    if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
-        return None
-    message = choices[0].get("message")
-    content = message.get("content") if isinstance(message, dict) else None
-    return content if isinstance(content, str) else None
