@@ -10,6 +10,10 @@ answered from the recording, see :mod:`pathgrade.replay.fixtures`), and reads fr
 A call with no matching recording gets the configured reply (:class:`Unrecorded`): an error
 observation by default, a fixed value, or an abort; every such call is flagged in the step's
 ``metadata["replay"]`` and counted in the run's ``metadata["replay"]["unrecorded"]``.
+Agents that drive a model (:mod:`pathgrade.replay.tool_loop`) record each call's provenance
+with :meth:`ReplayTask.call_step`, calls whose argument text is not JSON with
+:meth:`ReplayTask.reject`, their model calls' totals with :meth:`ReplayTask.add_usage` (the
+run's ``usage``) and anything else in :attr:`ReplayTask.notes`.
 The replayed run is an ordinary :class:`~pathgrade.core.types.Run`: score it and compare it
 like any other.
 """
@@ -24,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from pathgrade.core.config import MatchingConfig
-from pathgrade.core.types import Case, Run, Step
+from pathgrade.core.types import Case, Run, Step, Usage
 from pathgrade.metrics.trajectory.arguments import ValueMatcher
 from pathgrade.replay.fixtures import FixtureSet
 
@@ -69,6 +73,12 @@ class ReplayTask:
     rng: random.Random
     steps: list[Step] = field(default_factory=list)
     misses: int = 0
+    malformed: int = 0
+    #: What the agent reports about itself (model, turns, stop reason), kept in the run's
+    #: ``metadata["replay"]["agent"]``.
+    notes: dict[str, Any] = field(default_factory=dict)
+    #: Totals of the agent's own model calls (see :meth:`add_usage`): the run's ``usage``.
+    usage: dict[str, float] = field(default_factory=dict)
 
     def now(self) -> float:
         """Frozen unix time: the recording's start (it does not advance)."""
@@ -79,7 +89,27 @@ class ReplayTask:
         args: Any = dict(kwargs) if arguments is None else arguments
         if arguments is not None and kwargs:
             raise TypeError("give the arguments either as one value or as keywords, not both")
-        fixture = self.fixtures.lookup(tool, args)
+        return self.call_step(tool, args)
+
+    def call_step(
+        self,
+        tool: str,
+        arguments: Any,
+        *,
+        turn: int | None = None,
+        call_id: str | None = None,
+        raw_arguments: str | None = None,
+        latency_ms: float | None = None,
+        tokens: float | None = None,
+        cost: float | None = None,
+    ) -> Observation:
+        """:meth:`call` with the step's provenance: the model turn that made the call (parallel
+        calls share it), the call id, the argument text, and the model call's measurements."""
+        extra: dict[str, Any] = {
+            "turn": turn, "call_id": call_id, "raw_arguments": raw_arguments,
+            "latency_ms": latency_ms, "tokens": tokens, "cost": cost,
+        }  # fmt: skip
+        fixture = self.fixtures.lookup(tool, arguments)
         if fixture is not None:
             obs = Observation(fixture.output, fixture.error, True)
             meta: dict[str, Any] = {"replay": "recorded", "fixture": fixture.index}
@@ -88,17 +118,68 @@ class ReplayTask:
             meta = {"replay": "unrecorded"}
             if self.unrecorded.mode == "abort":
                 self.steps.append(
-                    Step(tool=tool, arguments=args, error=self.unrecorded.message, metadata=meta)
+                    Step(
+                        tool=tool,
+                        arguments=arguments,
+                        error=self.unrecorded.message,
+                        metadata=meta,
+                        **extra,
+                    )
                 )
-                raise UnrecordedCallError(f"unrecorded call {tool}({args!r})")
+                raise UnrecordedCallError(f"unrecorded call {tool}({arguments!r})")
             if self.unrecorded.mode == "value":
                 obs = Observation(self.unrecorded.reply, None, False)
             else:
                 obs = Observation(None, self.unrecorded.message, False)
         self.steps.append(
-            Step(tool=tool, arguments=args, output=obs.output, error=obs.error, metadata=meta)
+            Step(
+                tool=tool,
+                arguments=arguments,
+                output=obs.output,
+                error=obs.error,
+                metadata=meta,
+                **extra,
+            )
         )
         return obs
+
+    def reject(
+        self,
+        tool: str,
+        raw_arguments: str,
+        message: str,
+        *,
+        turn: int | None = None,
+        call_id: str | None = None,
+        latency_ms: float | None = None,
+        tokens: float | None = None,
+        cost: float | None = None,
+    ) -> Observation:
+        """Record a call whose argument text could not be read, answered with ``message`` as an
+        error observation (no fixture is consulted); flagged ``"malformed_arguments"``."""
+        self.malformed += 1
+        self.steps.append(
+            Step(
+                tool=tool,
+                raw_arguments=raw_arguments,
+                error=message,
+                turn=turn,
+                call_id=call_id,
+                latency_ms=latency_ms,
+                tokens=tokens,
+                cost=cost,
+                metadata={"replay": "malformed_arguments", "arguments_unparsed": True},
+            )
+        )
+        return Observation(None, message, False)
+
+    def add_usage(
+        self, *, tokens: float | None = None, cost: float | None = None, latency_ms: float = 0.0
+    ) -> None:
+        """Add one model call's measurements to the run's totals (``Run.usage``)."""
+        for name, value in (("tokens", tokens), ("cost", cost), ("latency_ms", latency_ms)):
+            if value is not None:
+                self.usage[name] = self.usage.get(name, 0.0) + value
 
 
 Agent = Callable[[ReplayTask], Any]
@@ -157,22 +238,25 @@ def replay_run(
         except UnrecordedCallError:
             aborted = True
     run_id = f"{recorded.run_id or recorded.case_id}#{label}"
+    replay: dict[str, Any] = {
+        "source_run": recorded.run_id,
+        "label": label,
+        "seed": seed,
+        "unrecorded": task.misses,
+        "malformed_arguments": task.malformed,
+        "unused_fixtures": len(task.fixtures.unused()),
+        "aborted": aborted,
+    }
+    if task.notes:
+        replay["agent"] = dict(task.notes)
     return Run(
         case_id=recorded.case_id,
         run_id=run_id,
         trial=recorded.trial,
         steps=tuple(task.steps),
         answer=None if answer is None else str(answer),
-        metadata={
-            "replay": {
-                "source_run": recorded.run_id,
-                "label": label,
-                "seed": seed,
-                "unrecorded": task.misses,
-                "unused_fixtures": len(task.fixtures.unused()),
-                "aborted": aborted,
-            }
-        },
+        usage=Usage(**task.usage) if task.usage else None,
+        metadata={"replay": replay},
     )
 
 
