@@ -2,9 +2,18 @@
 
 ``replay_run(recorded, agent)`` answers each tool call from the recording (matched by tool
 and arguments with the scoring matchers), freezes time and randomness, flags unrecorded calls,
-and returns the replayed :class:`~pathgrade.core.types.Run`. See ``docs/ingest.md``.
+and returns the replayed :class:`~pathgrade.core.types.Run`. The agent is a Python callable,
+or a model behind an OpenAI-compatible endpoint driving a tool-calling loop
+(:class:`EndpointAgent` over an :class:`EndpointClient`). See ``docs/ingest.md``.
 """
 
+from pathgrade.replay.endpoint import (
+    ENV_API_KEY,
+    Completion,
+    EndpointClient,
+    EndpointConfig,
+    EndpointError,
+)
 from pathgrade.replay.fixtures import Fixture, FixtureSet
 from pathgrade.replay.harness import (
     Agent,
@@ -16,9 +25,16 @@ from pathgrade.replay.harness import (
     replay_run,
     replay_runs,
 )
+from pathgrade.replay.tool_loop import EndpointAgent, tools_from_runs
 
 __all__ = [
+    "ENV_API_KEY",
     "Agent",
+    "Completion",
+    "EndpointAgent",
+    "EndpointClient",
+    "EndpointConfig",
+    "EndpointError",
     "Fixture",
     "FixtureSet",
     "Observation",
@@ -28,4 +44,5 @@ __all__ = [
     "frozen_globals",
     "replay_run",
     "replay_runs",
+    "tools_from_runs",
 ]

@@ -1,0 +1,262 @@
+"""The HTTP side of the endpoint agent: ``POST {base_url}/chat/completions`` with retries.
+
+This is the one module outside :mod:`pathgrade.judge` that talks to the network (a test
+walks the imports). It sends a request body and returns the decoded reply with its latency,
+token usage and cost; the tool-calling loop itself is :mod:`pathgrade.replay.tool_loop`.
+
+* Synchronous ``httpx.Client`` (the harness calls agents synchronously), ``timeout`` seconds
+  per attempt, ``trust_env=False`` (no proxy or netrc from the environment).
+* Retries on 429, 5xx, timeouts and transport errors with the judge's policy
+  (:class:`~pathgrade.openai_compat.RetryPolicy`: exponential backoff, jitter from a seeded
+  ``random.Random``, ``Retry-After`` honoured as a lower bound and capped). Any other 4xx
+  fails at once.
+* The API key comes from ``PATHGRADE_AGENT_API_KEY`` (never a command-line option, never the
+  judge's key: the agent under test may sit at another provider). It is sent only in the
+  ``Authorization`` header, excluded from ``repr`` and :meth:`EndpointConfig.public`, and
+  scrubbed from every error text.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, fields
+from types import TracebackType
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+import httpx
+import orjson
+
+from pathgrade.core.errors import ConfigError
+from pathgrade.openai_compat import (
+    RetryPolicy,
+    cost_of,
+    parse_retry_after,
+    redact,
+    retryable_status,
+    usage_of,
+)
+
+ENV_API_KEY = "PATHGRADE_AGENT_API_KEY"
+
+
+class EndpointError(RuntimeError):
+    """A request that failed for good (after retries, or at once on a 4xx); key-free text."""
+
+
+@dataclass(frozen=True)
+class EndpointConfig:
+    """How to reach the agent's model and how to sample from it.
+
+    Attributes:
+        base_url: the OpenAI-compatible root; requests go to ``{base_url}/chat/completions``.
+        model: the model name sent in each request.
+        api_key: the bearer token (never printed; excluded from ``repr`` and ``public()``).
+        temperature: sampling temperature (default 0).
+        seed: the ``seed`` request parameter (default 0; None leaves it out).
+        max_tokens: the completion limit (None leaves it out).
+        timeout: seconds per HTTP attempt.
+        retry: retries and backoff (the judge's defaults).
+        price_input_per_1k: cost of 1000 prompt tokens (None: cost not recorded).
+        price_output_per_1k: cost of 1000 completion tokens.
+    """
+
+    base_url: str
+    model: str
+    api_key: str | None = field(default=None, repr=False, compare=False)
+    temperature: float = 0.0
+    seed: int | None = 0
+    max_tokens: int | None = None
+    timeout: float = 60.0
+    retry: RetryPolicy = field(default_factory=RetryPolicy)
+    price_input_per_1k: float | None = None
+    price_output_per_1k: float | None = None
+
+    def __post_init__(self) -> None:
+        if not self.base_url.startswith(("http://", "https://")):
+            raise ConfigError(f"expected an http(s) URL, got {self.base_url!r}", field="--endpoint")
+        if not self.model.strip():
+            raise ConfigError("the model name is empty", field="--model")
+        if not self.timeout > 0:
+            raise ConfigError(f"must be > 0, got {self.timeout!r}", field="--timeout")
+        if self.retry.max_retries < 0:
+            raise ConfigError(
+                f"must be >= 0, got {self.retry.max_retries!r}", field="--max-retries"
+            )
+        if not self.temperature >= 0:
+            raise ConfigError(f"must be >= 0, got {self.temperature!r}", field="temperature")
+
+    @property
+    def endpoint(self) -> str:
+        """The chat-completions URL."""
+        return self.base_url.rstrip("/") + "/chat/completions"
+
+    def sampling(self) -> dict[str, Any]:
+        """The sampling parameters sent with every request."""
+        params: dict[str, Any] = {"temperature": self.temperature}
+        if self.seed is not None:
+            params["seed"] = self.seed
+        if self.max_tokens is not None:
+            params["max_tokens"] = self.max_tokens
+        return params
+
+    def public(self) -> dict[str, Any]:
+        """Settings safe to write into runs: no API key, no credentials or query in the URL."""
+        parts = urlsplit(self.base_url)
+        host = parts.hostname or ""
+        netloc = host if parts.port is None else f"{host}:{parts.port}"
+        out = {
+            f.name: getattr(self, f.name)
+            for f in fields(self)
+            if f.name not in ("api_key", "retry", "base_url")
+        }
+        out["base_url"] = urlunsplit((parts.scheme, netloc, parts.path, "", ""))
+        out["api_key_set"] = self.api_key is not None
+        return out
+
+    @classmethod
+    def from_env(
+        cls, base_url: str, model: str, env: Mapping[str, str] | None = None, **settings: Any
+    ) -> EndpointConfig:
+        """A config whose API key is ``PATHGRADE_AGENT_API_KEY`` (``env`` defaults to
+        ``os.environ``); an empty variable means no key."""
+        source = os.environ if env is None else env
+        return cls(base_url, model, api_key=source.get(ENV_API_KEY) or None, **settings)
+
+
+@dataclass(frozen=True)
+class Completion:
+    """One successful chat-completions reply and what it cost."""
+
+    data: dict[str, Any]
+    latency_ms: float
+    attempts: int
+    usage: dict[str, int] | None = None
+    cost: float | None = None
+
+    @property
+    def tokens(self) -> int | None:
+        """Total tokens (``total_tokens``, else prompt + completion), None when not reported."""
+        if self.usage is None:
+            return None
+        if "total_tokens" in self.usage:
+            return self.usage["total_tokens"]
+        return self.usage.get("prompt_tokens", 0) + self.usage.get("completion_tokens", 0)
+
+
+class EndpointClient:
+    """Posts chat-completions requests to one endpoint; use as ``with EndpointClient(...)``.
+
+    Args:
+        config: endpoint, model, sampling, retries.
+        rng: the jitter source; default ``random.Random(0)``.
+        sleep: the function used to wait between retries (tests record the delays).
+        transport: an ``httpx`` transport (optional).
+    """
+
+    def __init__(
+        self,
+        config: EndpointConfig,
+        *,
+        rng: random.Random | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+        transport: httpx.BaseTransport | None = None,
+    ) -> None:
+        self.config = config
+        self.requests = 0
+        self.retries = 0
+        self._rng = rng if rng is not None else random.Random(0)
+        self._sleep = sleep
+        self._transport = transport
+        self._http: httpx.Client | None = None
+
+    def __repr__(self) -> str:
+        return f"EndpointClient({self.config.model!r} at {self.config.public()['base_url']!r})"
+
+    @property
+    def model(self) -> str:
+        return self.config.model
+
+    def __enter__(self) -> EndpointClient:
+        if self._http is None:
+            headers = {"Content-Type": "application/json"}
+            if self.config.api_key:
+                headers["Authorization"] = f"Bearer {self.config.api_key}"
+            self._http = httpx.Client(
+                headers=headers,
+                timeout=httpx.Timeout(self.config.timeout),
+                transport=self._transport,
+                trust_env=False,
+            )
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def close(self) -> None:
+        if self._http is not None:
+            self._http.close()
+            self._http = None
+
+    def complete(
+        self, messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]]
+    ) -> Completion:
+        """Send ``messages`` (and ``tools`` when there are any); the reply.
+
+        Raises:
+            EndpointError: the request failed for good; the text never holds the API key.
+        """
+        if self._http is None:
+            raise RuntimeError("use the EndpointClient as 'with EndpointClient(...) as client'")
+        body: dict[str, Any] = {"model": self.config.model, "messages": list(messages)}
+        if tools:
+            body["tools"] = list(tools)
+        body.update(self.config.sampling())
+        payload = orjson.dumps(body)
+        policy = self.config.retry
+        error = "no attempt made"
+        for attempt in range(policy.max_retries + 1):
+            retry_after: float | None = None
+            start = time.perf_counter()
+            self.requests += 1
+            try:
+                response = self._http.post(self.config.endpoint, content=payload)
+            except httpx.TimeoutException:
+                error, retryable = f"timed out after {self.config.timeout:g} s", True
+            except httpx.TransportError as problem:
+                error, retryable = f"transport error ({type(problem).__name__})", True
+            else:
+                latency = (time.perf_counter() - start) * 1000.0
+                if response.status_code == 200:
+                    return self._completion(response.content, latency, attempt + 1)
+                error = f"HTTP {response.status_code}: {self._redact(response.text)}"
+                retryable = retryable_status(response.status_code)
+                if retryable:
+                    retry_after = parse_retry_after(response.headers.get("retry-after"))
+            if not retryable or attempt == policy.max_retries:
+                raise EndpointError(f"{error} (after {attempt + 1} attempt(s))")
+            self.retries += 1
+            self._sleep(policy.delay(attempt, retry_after, self._rng))
+        raise EndpointError(error)  # pragma: no cover - the loop always returns or raises
+
+    def _completion(self, content: bytes, latency: float, attempts: int) -> Completion:
+        try:
+            data = orjson.loads(content)
+        except orjson.JSONDecodeError:
+            data = None
+        if not isinstance(data, dict):
+            raise EndpointError("HTTP 200 but the body is not a JSON object")
+        usage = usage_of(data)
+        cost = cost_of(usage, self.config.price_input_per_1k, self.config.price_output_per_1k)
+        return Completion(data, round(latency, 3), attempts, usage, cost)
+
+    def _redact(self, text: str) -> str:
+        return redact(text, self.config.api_key)
