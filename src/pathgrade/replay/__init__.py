@@ -25,7 +25,7 @@ from pathgrade.replay.harness import (
     replay_run,
     replay_runs,
 )
-from pathgrade.replay.tool_loop import EndpointAgent, tools_from_runs
+from pathgrade.replay.tool_loop import EndpointAgent, function_tools, tools_from_runs
 
 __all__ = [
     "ENV_API_KEY",
@@ -42,6 +42,7 @@ __all__ = [
     "Unrecorded",
     "UnrecordedCallError",
     "frozen_globals",
+    "function_tools",
     "replay_run",
     "replay_runs",
     "tools_from_runs",

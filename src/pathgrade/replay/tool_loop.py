@@ -33,11 +33,13 @@ from typing import Any, Protocol
 import orjson
 
 from pathgrade.core.types import Run
+from pathgrade.metrics.tool.schemas import ToolSet
 from pathgrade.openai_compat import message_of
 from pathgrade.replay.endpoint import Completion, EndpointError
 from pathgrade.replay.harness import Observation, ReplayTask
 
 DEFAULT_MAX_TURNS = 10
+DANGEROUS_KEY = "x-dangerous"  # the tools file's marker (pathgrade.io.tools), not sent
 
 
 class Completer(Protocol):
@@ -54,6 +56,26 @@ class Completer(Protocol):
 def tool_schema(name: str) -> dict[str, Any]:
     """The open schema of a tool known only by name: any JSON object as arguments."""
     return {"type": "function", "function": {"name": name, "parameters": {"type": "object"}}}
+
+
+def function_tools(tools: ToolSet) -> tuple[dict[str, Any], ...]:
+    """The tools of a tools file (:func:`pathgrade.io.tools.load_tools`, the file scoring
+    reads) in OpenAI function format. The ``x-dangerous`` marker is left out; a boolean
+    schema becomes an open object (``true``) or an object without properties (``false``)."""
+    out: list[dict[str, Any]] = []
+    for spec in tools.tools.values():
+        if isinstance(spec.parameters, bool):
+            parameters: dict[str, Any] = {"type": "object"}
+            if not spec.parameters:
+                parameters.update(properties={}, additionalProperties=False)
+        else:
+            parameters = {k: v for k, v in spec.parameters.items() if k != DANGEROUS_KEY}
+        function: dict[str, Any] = {"name": spec.name}
+        if spec.description is not None:
+            function["description"] = spec.description
+        function["parameters"] = parameters
+        out.append({"type": "function", "function": function})
+    return tuple(out)
 
 
 def tools_from_runs(runs: Iterable[Run]) -> tuple[dict[str, Any], ...]:

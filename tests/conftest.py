@@ -1,9 +1,12 @@
-"""A local OpenAI-compatible stub server (real HTTP on 127.0.0.1, port 0) for the judge tests.
+"""A local OpenAI-compatible stub server (real HTTP on 127.0.0.1, port 0), shared by the judge
+tests and the replay endpoint-agent tests (fixtures ``stub`` and ``api_key``). No real network.
 
 Rules match a request by a substring of its item-specific user message (the last user turn
-that is not a repair request) and, optionally, of its system message; each rule replays its
-replies in order and repeats the last one. Every request is recorded (body and headers), and
-the largest number of requests in flight is tracked.
+that is not a repair request; in a tool-calling loop, the case query) and, optionally, of its
+system message; each rule replays its replies in order and repeats the last one. A reply is a
+text answer, a message with ``tool_calls`` (:meth:`Stub.tool_calls`), or a raw body and
+status. Every request is recorded (body and headers), and the largest number of requests in
+flight is tracked.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from typing import Any
 import pytest
 
 API_KEY = "sk-test-SECRET-9f8e7d6c5b4a"
+USAGE = {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120}
 REPAIR_PREFIX = "Your reply could not be used"
 
 
@@ -29,14 +33,23 @@ class Reply:
     headers: dict[str, str] = field(default_factory=dict)
     delay: float = 0.0
     body: str | None = None
+    tool_calls: list[dict[str, Any]] | None = None
+    usage: dict[str, int] | None = field(default_factory=lambda: dict(USAGE))
 
 
 def verdict(obj: Any, **kwargs: Any) -> Reply:
     return Reply(content=json.dumps(obj), **kwargs)
 
 
-def completion(content: str) -> dict[str, Any]:
-    return {
+def completion(
+    content: str | None,
+    tool_calls: list[dict[str, Any]] | None = None,
+    usage: dict[str, int] | None = USAGE,
+) -> dict[str, Any]:
+    message: dict[str, Any] = {"role": "assistant", "content": content}
+    if tool_calls is not None:
+        message["tool_calls"] = tool_calls
+    out: dict[str, Any] = {
         "id": "chatcmpl-stub",
         "object": "chat.completion",
         "created": 0,
@@ -45,12 +58,20 @@ def completion(content: str) -> dict[str, Any]:
         "choices": [
             {
                 "index": 0,
-                "message": {"role": "assistant", "content": content},
-                "finish_reason": "stop",
+                "message": message,
+                "finish_reason": "tool_calls" if tool_calls else "stop",
             }
         ],
-        "usage": {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120},
     }
+    if usage is not None:
+        out["usage"] = usage
+    return out
+
+
+def tool_call(name: str, arguments: Any, call_id: str) -> dict[str, Any]:
+    """One entry of ``tool_calls``; ``arguments`` that is not a string is sent as JSON text."""
+    text = arguments if isinstance(arguments, str) else json.dumps(arguments)
+    return {"id": call_id, "type": "function", "function": {"name": name, "arguments": text}}
 
 
 @dataclass
@@ -84,6 +105,11 @@ class Stub:
     def verdict(obj: Any, **kwargs: Any) -> Reply:
         return verdict(obj, **kwargs)
 
+    @staticmethod
+    def tool_calls(*calls: tuple[str, Any, str], **kwargs: Any) -> Reply:
+        """An assistant message asking for ``(name, arguments, call id)`` calls at once."""
+        return Reply(tool_calls=[tool_call(*call) for call in calls], **kwargs)
+
     def reset(self) -> None:
         with self.lock:
             self.requests.clear()
@@ -95,7 +121,7 @@ class Stub:
         users = [
             m["content"]
             for m in messages
-            if m["role"] == "user" and not m["content"].startswith(REPAIR_PREFIX)
+            if m["role"] == "user" and not str(m["content"]).startswith(REPAIR_PREFIX)
         ]
         return system, users[-1] if users else ""
 
@@ -136,7 +162,8 @@ def _handler(stub: Stub) -> type[BaseHTTPRequestHandler]:
                 if reply.body is not None:
                     payload = reply.body.encode()
                 else:
-                    payload = json.dumps(completion(reply.content or "")).encode()
+                    answer = reply.content if reply.tool_calls else reply.content or ""
+                    payload = json.dumps(completion(answer, reply.tool_calls, reply.usage)).encode()
                 self.send_response(reply.status)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(payload)))
