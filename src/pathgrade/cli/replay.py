@@ -1,7 +1,15 @@
-"""``pathgrade replay RUNS --agent module:callable -o replayed.jsonl``: offline replay."""
+"""``pathgrade replay RUNS (--agent module:callable | --endpoint URL --model M) -o out.jsonl``.
+
+Offline replay against frozen tool fixtures. The agent is a Python callable (``--agent``) or a
+model behind an OpenAI-compatible endpoint driving a tool-calling loop (``--endpoint`` and
+``--model``; the API key comes from ``PATHGRADE_AGENT_API_KEY`` only). Exit 0, or 1 when the
+endpoint failed for good on some run (the runs are still written, each failure flagged), or 2
+on bad input.
+"""
 
 from __future__ import annotations
 
+import random
 import sys
 from enum import StrEnum
 from pathlib import Path
@@ -12,12 +20,25 @@ import typer
 
 from pathgrade.core.config import CALL_MODES
 from pathgrade.core.errors import InputError
+from pathgrade.core.types import Run
 from pathgrade.io.cases import load_cases, load_runs
 from pathgrade.io.config import load_config
 from pathgrade.io.ingest import write_runs
+from pathgrade.io.tools import load_tools
+from pathgrade.openai_compat import RetryPolicy
 from pathgrade.plugins import argument_matchers
-from pathgrade.replay import Unrecorded, replay_runs
+from pathgrade.replay import (
+    Agent,
+    EndpointAgent,
+    EndpointClient,
+    EndpointConfig,
+    Unrecorded,
+    function_tools,
+    replay_runs,
+    tools_from_runs,
+)
 from pathgrade.replay.loader import load_agent
+from pathgrade.replay.tool_loop import DEFAULT_MAX_TURNS
 
 
 class OnUnrecorded(StrEnum):
@@ -29,8 +50,41 @@ class OnUnrecorded(StrEnum):
 def replay_command(
     runs: Annotated[Path, typer.Argument(help="Recorded runs JSONL (the tool fixtures).")],
     agent: Annotated[
-        str, typer.Option("--agent", help="The agent: 'module:callable' or 'file.py:callable'.")
-    ],
+        str | None,
+        typer.Option("--agent", help="The agent: 'module:callable' or 'file.py:callable'."),
+    ] = None,
+    endpoint: Annotated[
+        str | None,
+        typer.Option(
+            "--endpoint",
+            help="The agent: an OpenAI-compatible base URL ({URL}/chat/completions); the"
+            " API key is read from PATHGRADE_AGENT_API_KEY.",
+        ),
+    ] = None,
+    model: Annotated[
+        str | None, typer.Option("--model", help="Model name sent to --endpoint.")
+    ] = None,
+    tools: Annotated[
+        Path | None,
+        typer.Option(
+            "--tools",
+            help="Tools file (OpenAI function tools, as for scoring); default: open schemas"
+            " for every tool called in RUNS.",
+        ),
+    ] = None,
+    system: Annotated[
+        Path | None, typer.Option("--system", help="Text file: the endpoint's system prompt.")
+    ] = None,
+    max_turns: Annotated[
+        int, typer.Option("--max-turns", help="Most model calls per run (--endpoint).")
+    ] = DEFAULT_MAX_TURNS,
+    timeout: Annotated[
+        float, typer.Option("--timeout", help="Seconds per HTTP attempt (--endpoint).")
+    ] = 60.0,
+    max_retries: Annotated[
+        int,
+        typer.Option("--max-retries", help="Retries on 429/5xx/timeouts (--endpoint)."),
+    ] = 4,
     out: Annotated[
         Path | None, typer.Option("--out", "-o", help="Replayed runs JSONL (default stdout).")
     ] = None,
@@ -51,10 +105,23 @@ def replay_command(
     reply: Annotated[
         str | None, typer.Option("--reply", help="JSON output for --unrecorded value.")
     ] = None,
-    seed: Annotated[int, typer.Option("--seed", help="Seed of the agent's randomness.")] = 0,
+    seed: Annotated[
+        int, typer.Option("--seed", help="Seed of the agent's randomness (and request seed).")
+    ] = 0,
     label: Annotated[str, typer.Option("--label", help="Suffix of replayed run ids.")] = "replay",
 ) -> None:
     """Run an agent against frozen tool outputs recorded in RUNS; write the replayed runs."""
+    if (agent is None) == (endpoint is None):
+        raise InputError("give exactly one of --agent and --endpoint", field="--agent")
+    if agent is not None:
+        given = {"--model": model, "--tools": tools, "--system": system}
+        extra = [name for name, value in given.items() if value is not None]
+        if extra:
+            raise InputError(f"{extra[0]} goes with --endpoint, not --agent", field=extra[0])
+    if endpoint is not None and not model:
+        raise InputError("--endpoint needs --model", field="--model")
+    if max_turns < 1:
+        raise InputError(f"must be >= 1, got {max_turns}", field="--max-turns")
     scoring = load_config(config) if config else load_config(None)
     matching = scoring.matching
     if mode is not None:
@@ -67,21 +134,71 @@ def replay_command(
             raise InputError(f"--reply is not JSON: {error}", field="--reply") from None
     case_map = {c.case_id: c for c in load_cases(cases).items} if cases else None
     recorded = load_runs(runs, case_map).items
-    replayed = list(
-        replay_runs(
-            recorded,
-            load_agent(agent),
-            cases=case_map,
-            matching=matching,
-            plugins=argument_matchers(),
-            unrecorded=Unrecorded(unrecorded.value, reply_value),
-            seed=seed,
-            label=label,
+    policy = Unrecorded(unrecorded.value, reply_value)
+
+    def replay_with(chosen: Agent) -> list[Run]:
+        return list(
+            replay_runs(
+                recorded,
+                chosen,
+                cases=case_map,
+                matching=matching,
+                plugins=argument_matchers(),
+                unrecorded=policy,
+                seed=seed,
+                label=label,
+            )
         )
-    )
+
+    if agent is not None:
+        replayed = replay_with(load_agent(agent))
+    else:
+        settings = EndpointConfig.from_env(
+            endpoint or "", model or "", seed=seed, timeout=timeout, retry=_retry(max_retries)
+        )
+        schemas = function_tools(load_tools(tools)) if tools else tools_from_runs(recorded)
+        prompt = _read_text(system, "--system") if system else None
+        with EndpointClient(settings, rng=random.Random(seed)) as client:
+            loop: Agent = EndpointAgent(client, system=prompt, tools=schemas, max_turns=max_turns)
+            replayed = replay_with(loop)
     count = write_runs(replayed, out)
     misses = sum(r.metadata["replay"]["unrecorded"] for r in replayed)
     print(
         f"pathgrade: {count} run(s) replayed; {misses} unrecorded call(s) flagged",
         file=sys.stderr,
     )
+    if endpoint is not None:
+        _endpoint_summary(replayed)
+
+
+def _retry(max_retries: int) -> RetryPolicy:
+    if max_retries < 0:
+        raise InputError(f"must be >= 0, got {max_retries}", field="--max-retries")
+    return RetryPolicy(max_retries=max_retries)
+
+
+def _read_text(path: Path, option: str) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError as error:
+        raise InputError(f"cannot read: {error.strerror}", file=str(path), field=option) from None
+    except UnicodeDecodeError:
+        raise InputError("not UTF-8 text", file=str(path), field=option) from None
+
+
+def _endpoint_summary(replayed: list[Run]) -> None:
+    """One line of counts; one line per run the endpoint failed on; exit 1 if there were any."""
+    notes = [r.metadata["replay"].get("agent", {}) for r in replayed]
+    stopped = [n.get("stopped") for n in notes]
+    malformed = sum(r.metadata["replay"]["malformed_arguments"] for r in replayed)
+    print(
+        f"pathgrade: endpoint: {stopped.count('answer')} answered,"
+        f" {stopped.count('max_turns')} stopped at --max-turns,"
+        f" {stopped.count('error')} failed; {malformed} call(s) with malformed arguments",
+        file=sys.stderr,
+    )
+    failed = [(r, n) for r, n in zip(replayed, notes, strict=True) if n.get("stopped") == "error"]
+    for run, note in failed:
+        print(f"pathgrade: endpoint error: {run.run_id}: {note.get('error')}", file=sys.stderr)
+    if failed:
+        raise typer.Exit(1)
