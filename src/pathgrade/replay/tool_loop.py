@@ -228,7 +228,7 @@ def _note_reply(task: ReplayTask, reply: Completion) -> None:
     task.add_usage(tokens=reply.tokens, cost=reply.cost, latency_ms=reply.latency_ms)
     if reply.attempts > 1:
         task.notes["retries"] = task.notes.get("retries", 0) + reply.attempts - 1
-    for key in ("model", "system_fingerprint"):
-        value = reply.data.get(key)
+    for field, note in (("model", "response_model"), ("system_fingerprint", "system_fingerprint")):
+        value = reply.data.get(field)
         if isinstance(value, str):
-            task.notes["response_" + key if key == "model" else key] = value
+            task.notes[note] = value
