@@ -23,8 +23,9 @@ _SCAN_BLOCK = 1 << 22  # 4 MiB
 
 @dataclass(frozen=True)
 class Partition:
-    """Records ``index``-th slice of ``path``: JSONL bytes ``[start, end)`` beginning at
-    1-based ``first_line``, or Parquet ``row_groups`` (rows numbered from ``first_line``)."""
+    """The ``index``-th slice of ``path``: JSONL bytes ``[start, end)`` beginning at 1-based
+    ``first_line``, or rows ``[start, end)`` of a Parquet row group (numbered from
+    ``first_line``)."""
 
     index: int
     path: str
@@ -84,6 +85,12 @@ def plan_partitions(path: str | Path, records_per_partition: int) -> list[Partit
 
 
 def _plan_parquet(name: str, records_per_partition: int) -> list[Partition]:
+    """Slices of at most ``records_per_partition`` rows, never across a row group.
+
+    A row group is Parquet's unit of reading, but it may hold far more rows than a partition
+    should: a large group is split into several partitions, each reading the group and
+    keeping only its slice (``start``/``end`` are row offsets within the group).
+    """
     import pyarrow.parquet as pq
 
     try:
@@ -91,19 +98,15 @@ def _plan_parquet(name: str, records_per_partition: int) -> list[Partition]:
     except (OSError, ValueError) as error:
         raise InputError(f"cannot read Parquet file: {error}", file=name) from None
     partitions: list[Partition] = []
-    groups: list[int] = []
-    rows, first = 0, 1
+    first = 1
     for group in range(meta.num_row_groups):
-        groups.append(group)
-        rows += meta.row_group(group).num_rows
-        if rows >= records_per_partition:
+        rows = meta.row_group(group).num_rows
+        for offset in range(0, rows, records_per_partition):
+            end = min(rows, offset + records_per_partition)
             partitions.append(
-                Partition(len(partitions), name, "parquet", 0, 0, first, tuple(groups))
+                Partition(len(partitions), name, "parquet", offset, end, first + offset, (group,))
             )
-            first += rows
-            groups, rows = [], 0
-    if groups:
-        partitions.append(Partition(len(partitions), name, "parquet", 0, 0, first, tuple(groups)))
+        first += rows
     if not partitions:
         raise InputError("file has no rows", file=name)
     return partitions
@@ -131,6 +134,8 @@ def _read_parquet(partition: Partition) -> Iterator[tuple[int, Any]]:
     import pyarrow.parquet as pq
 
     table = pq.ParquetFile(partition.path).read_row_groups(list(partition.row_groups))
+    if partition.end > partition.start:
+        table = table.slice(partition.start, partition.end - partition.start)
     for offset, row in enumerate(table.to_pylist()):
         record = _drop_nulls(row)
         number = partition.first_line + offset
