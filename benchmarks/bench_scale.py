@@ -89,8 +89,13 @@ def generate(directory: Path, n_runs: int, seed: int = 11) -> tuple[Path, Path, 
     return cases_path, runs_path, parquet_path
 
 
-def measure(args: list[str]) -> tuple[float, float, str]:
-    """Wall seconds, peak RSS of the process tree in MiB, and the child's output."""
+def measure(args: list[str]) -> tuple[float, float, float, str]:
+    """Wall seconds, peak RSS and peak PSS of the process tree in MiB, the child's output.
+
+    RSS summed over processes counts pages that forked workers share with their parent
+    once per process; PSS (proportional set size) divides shared pages among their users, so
+    its sum is the tree's real footprint.
+    """
     import psutil
 
     start = time.perf_counter()
@@ -98,19 +103,20 @@ def measure(args: list[str]) -> tuple[float, float, str]:
         [sys.executable, "-c", CHILD, *args], stdout=subprocess.PIPE, text=True
     )
     process = psutil.Process(child.pid)
-    peak = 0
+    peak = peak_pss = 0
     while child.poll() is None:
         try:
             tree = [process, *process.children(recursive=True)]
             peak = max(peak, sum(p.memory_info().rss for p in tree if p.is_running()))
+            peak_pss = max(peak_pss, sum(p.memory_full_info().pss for p in tree))
         except psutil.Error:
             pass
-        time.sleep(0.1)
+        time.sleep(0.2)
     elapsed = time.perf_counter() - start
     output = child.stdout.read().strip() if child.stdout else ""
     if child.returncode != 0:
         raise SystemExit(f"run failed: {args}")
-    return elapsed, peak / 2**20, output
+    return elapsed, peak / 2**20, peak_pss / 2**20, output
 
 
 def main() -> None:
@@ -123,17 +129,23 @@ def main() -> None:
         start = time.perf_counter()
         cases, jsonl, parquet = generate(Path(tmp), args.runs)
         print(f"generated {args.runs:,} runs in {time.perf_counter() - start:.0f} s")
-        print(f"{'input':<8}{'engine':<16}{'wall s':>9}{'runs/s':>11}{'peak RSS MiB':>14}")
+        print(
+            f"{'input':<8}{'engine':<16}{'wall s':>9}{'runs/s':>11}"
+            f"{'peak RSS MiB':>14}{'peak PSS MiB':>14}"
+        )
         for fmt in args.formats.split(","):
             path = jsonl if fmt == "jsonl" else parquet
             walls = {}
             for engine, workers in (("local", 1), ("local", 2), ("dask", 2)):
-                wall, rss, _out = measure(
+                wall, rss, pss, _out = measure(
                     [str(cases), str(path), engine, str(workers), str(args.partition_size)]
                 )
                 walls[(engine, workers)] = wall
                 label = f"{engine} x{workers}"
-                print(f"{fmt:<8}{label:<16}{wall:>9.1f}{args.runs / wall:>11,.0f}{rss:>14,.0f}")
+                print(
+                    f"{fmt:<8}{label:<16}{wall:>9.1f}{args.runs / wall:>11,.0f}"
+                    f"{rss:>14,.0f}{pss:>14,.0f}"
+                )
             speedup = walls[("local", 1)] / walls[("local", 2)]
             print(f"{fmt:<8}speedup 1 -> 2 local workers: {speedup:.2f}x")
 
