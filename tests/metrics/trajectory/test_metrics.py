@@ -219,11 +219,18 @@ def test_partial_order_scores_order_only_where_it_matters() -> None:
     assert broken.metrics["step_order_accuracy"] == pytest.approx(1 - 2 / 3)
 
 
-def test_premature_write_is_the_extra_when_a_later_call_keeps_the_order() -> None:
+def test_premature_write_is_the_extra_and_out_of_order_when_redone_later() -> None:
+    # The report written before the metrics were fetched is the extra write, and writing it
+    # before its turn is an order defect even though a later report put things right.
     config = ScoringConfig(tool_kinds={"report": "write"})
     r = one(PARTIAL, ["logs", "report", "metrics", "report"], config, order="partial")
-    assert r.metrics["out_of_order"] is False
-    assert [(d.kind, d.agent_step) for d in r.defects] == [("unexpected_write", 1)]
+    assert r.metrics["out_of_order"] is True and r.metrics["path_score"] == 60.0
+    assert [(d.kind, d.agent_step) for d in r.defects] == [
+        ("unexpected_write", 1),
+        ("out_of_order", 1),
+    ]
+    in_turn = one(PARTIAL, ["logs", "metrics", "report", "report"], config, order="partial")
+    assert in_turn.metrics["out_of_order"] is False and in_turn.metrics["path_score"] == 75.0
 
 
 def test_out_of_order_does_not_fire_when_only_trailing_steps_are_missing() -> None:
@@ -382,9 +389,16 @@ def test_ignore_mode_repeats_need_the_same_arguments() -> None:
     assert same.metrics["redundant_steps"] == 1
 
 
-def test_a_premature_call_redone_later_is_the_wasted_one() -> None:
+def test_a_premature_call_redone_later_is_wasted_and_out_of_order() -> None:
     r = one(["lookup:1", "search:2"], ["search:2", "lookup:1", "search:2"])
-    assert r.metrics["out_of_order"] is False and r.metrics["path_score"] == 90.0
-    assert [(d.kind, d.agent_step) for d in r.defects] == [("wasted_step", 0)]
+    assert r.metrics["out_of_order"] is True and r.metrics["path_score"] == 75.0
+    assert [(d.kind, d.agent_step) for d in r.defects] == [
+        ("wasted_step", 0),
+        ("out_of_order", 0),
+    ]
+    # A failed premature attempt is a retry when redone (not waste), but still out of order.
     failed_first = [{"tool": "search", "arguments": ["2"], "error": "500"}, "lookup:1", "search:2"]
-    assert one(["lookup:1", "search:2"], failed_first).metrics["path_score"] == 100.0
+    assert one(["lookup:1", "search:2"], failed_first).metrics["path_score"] == 85.0
+    # A retry in its turn is neither.
+    in_turn = ["lookup:1", {"tool": "search", "arguments": ["2"], "error": "500"}, "search:2"]
+    assert one(["lookup:1", "search:2"], in_turn).metrics["path_score"] == 100.0

@@ -55,6 +55,7 @@ class WinnerBatch:
     ref_missing: npt.NDArray[np.bool_]
     agent_partner: IntArray
     out_of_order: npt.NDArray[np.bool_]
+    premature: npt.NDArray[np.bool_]
 
     @classmethod
     def take(
@@ -73,6 +74,7 @@ class WinnerBatch:
             ref_missing=scores.ref_missing[rows],
             agent_partner=scores.agent_partner[rows],
             out_of_order=scores.out_of_order[rows],
+            premature=scores.premature[rows],
         )
 
 
@@ -270,6 +272,9 @@ class Diagnoser:
                         " which it depends on"
                     )
                     return Defect("out_of_order", penalty, detail, j, i)
+        for j in map(int, np.flatnonzero(batch.premature[row])):
+            detail = f"{format_step(steps[j])} ran before its turn and was made again later"
+            return Defect("out_of_order", penalty, detail, j)
         return Defect("out_of_order", penalty, "the reference order was not followed")
 
     @staticmethod

@@ -69,6 +69,7 @@ class PairScores:
     agent_status: IntArray  # (B, A): STEP_* code
     agent_partner: IntArray  # (B, A): matched reference index or -1
     alignment: Alignment  # reference positions already mapped back to original indices
+    premature: BoolArray  # (B, A): an extra call made before its turn and redone later
 
 
 def _safe_ratio(numerator: IntArray, denominator: IntArray, empty: float) -> FloatArray:
@@ -179,6 +180,8 @@ def score_pairs(
     status[extra] = STEP_EXTRA
     status[extra & repeated] = STEP_WASTED
     status[extra & agent_write] = STEP_UNEXPECTED_WRITE
+    premature = _premature(extra, same, agent_partner, ref_partner, order, predecessors, ref_len)
+    out_of_order |= premature.any(axis=1)
     ref_valid = np.arange(width_r)[None, :] < ref_len[:, None]
     return PairScores(
         tool_accuracy=tool_accuracy,
@@ -195,4 +198,42 @@ def score_pairs(
         agent_status=status,
         agent_partner=agent_partner,
         alignment=alignment,
+        premature=premature,
     )
+
+
+def _premature(
+    extra: BoolArray,
+    same: BoolArray,
+    agent_partner: IntArray,
+    ref_partner: IntArray,
+    order: IntArray,
+    predecessors: Sequence[Predecessors | None],
+    ref_len: IntArray,
+) -> BoolArray:
+    """Extra calls made before their turn and made again later (a call redone in order).
+
+    Agent step ``j`` is premature when it is extra, a later identical call ``j'`` is matched
+    to reference step ``i``, and at ``j`` some step ``i`` depends on had not been executed yet.
+    Such a path did act out of order, even though the later call put things right.
+    """
+    n_pairs, width_a = extra.shape
+    width_r = ref_partner.shape[1]
+    cols = np.arange(width_a)
+    later = cols[None, :] > cols[:, None]  # [j, j']: j' after j
+    matched_twin = same & later[None, :, :] & (agent_partner[:, None, :] >= 0)
+    has_twin = matched_twin.any(axis=2) & extra & (order != ORDER_NONE)[:, None]
+    if not has_twin.any():
+        return np.zeros_like(extra)
+    twin = np.argmax(matched_twin, axis=2)
+    twin_ref = np.take_along_axis(agent_partner, twin, axis=1)
+    # Latest agent position among each reference step's predecessors (never executed: inf).
+    position = np.where(ref_partner >= 0, ref_partner, width_a + 1)
+    ready_after = np.full((n_pairs, width_r), -1, dtype=np.int64)
+    ready_after[:, 1:] = np.maximum.accumulate(position, axis=1)[:, :-1]  # total order
+    for b in np.flatnonzero((order == ORDER_PARTIAL) & has_twin.any(axis=1)):
+        preds = predecessors[int(b)] or ()
+        for i in range(int(ref_len[b])):
+            ready_after[b, i] = max((int(position[b, p]) for p in preds[i]), default=-1)
+    needed = np.take_along_axis(ready_after, np.maximum(twin_ref, 0), axis=1)
+    return has_twin & (cols[None, :] < needed)

@@ -88,6 +88,7 @@ def score_pairs_with_groups(
         scores,
         agent_status=np.take_along_axis(scores.agent_status, inverse, axis=1),
         agent_partner=np.take_along_axis(scores.agent_partner, inverse, axis=1),
+        premature=np.take_along_axis(scores.premature, inverse, axis=1),
         alignment=Alignment(
             ops=a.ops,
             ref_pos=a.ref_pos,

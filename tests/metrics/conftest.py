@@ -9,7 +9,7 @@ import pytest
 
 from pathgrade.core.types import Case, Run
 
-LAYERS = Path(__file__).resolve().parents[2] / "data" / "layers"
+LAYERS = Path(__file__).resolve().parents[1] / "data" / "layers"
 
 
 def _jsonl(name: str) -> list[dict[str, object]]:
