@@ -236,4 +236,5 @@ def _premature(
         for i in range(int(ref_len[b])):
             ready_after[b, i] = max((int(position[b, p]) for p in preds[i]), default=-1)
     needed = np.take_along_axis(ready_after, np.maximum(twin_ref, 0), axis=1)
-    return has_twin & (cols[None, :] < needed)
+    premature: BoolArray = has_twin & (cols[None, :] < needed)
+    return premature
