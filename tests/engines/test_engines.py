@@ -156,3 +156,19 @@ def test_cli_partitioned_json_document(tmp_path: Path, capsys: pytest.CaptureFix
     assert len(document["results"]) == 40 and document["summary"]["runs"] == 40
     assert document["summary"]["engine"] == {"name": "local", "workers": 2, "partitions": 5}
     assert len(out.read_text().splitlines()) == 40
+
+
+def test_tool_confusion_merges_across_partitions() -> None:
+    data = Path(__file__).resolve().parents[1] / "data" / "layers"
+    from pathgrade.io.cases import load_cases, load_runs
+    from pathgrade.io.tools import load_tools
+
+    cases = {c.case_id: c for c in load_cases(data / "cases.jsonl").items}
+    runs = load_runs(data / "runs.jsonl", cases).items
+    whole = score(cases, runs, tools=load_tools(data / "tools.json")).summary()["tools"]
+    parts = evaluate_files(
+        data / "cases.jsonl", data / "runs.jsonl", partition_size=2, tools_path=data / "tools.json"
+    ).summary["tools"]
+    assert parts["per_tool"] == whole["per_tool"]
+    assert parts["dangerous"]["false_positive_rate"] == whole["dangerous"]["false_positive_rate"]
+    assert parts["dangerous"]["runs"] == whole["dangerous"]["runs"]

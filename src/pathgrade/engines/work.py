@@ -126,6 +126,9 @@ def _run_task(task: ScoreTask) -> PartitionOutput:
     except InputError as error:
         detail = (error.message, error.file, error.line, error.field)
         return PartitionOutput(task.partition.index, b"", partial, detail)
+    tools_report = result.summary_extra.get("tools")
+    if tools_report:
+        partial.add_tool_report(tools_report)
     chunks: list[bytes] = []
     for run_result in result:
         record = run_result.to_dict()

@@ -15,6 +15,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from pathgrade.metrics.tool.confusion import ToolConfusion
 from pathgrade.stats.passk import passk_summary
 
 
@@ -30,8 +31,34 @@ class SummaryPartial:
     skipped_reasons: list[str] = field(default_factory=list)
     cases_seen: set[str] = field(default_factory=set)
     trials: dict[str, list[tuple[int, bool | None]]] = field(default_factory=dict)
+    # Tool layer: per tool [tp, fp, fn]; runs it labelled; dangerous tools; their false
+    # positives (listed up to MAX_LISTED); calls of tools no schema names.
+    tool_counts: dict[str, list[int]] = field(default_factory=dict)
+    tool_runs: int = 0
+    dangerous: set[str] = field(default_factory=set)
+    dangerous_runs: list[dict[str, Any]] = field(default_factory=list)
+    unknown_tools: dict[str, int] = field(default_factory=dict)
 
     MAX_REASONS = 20
+    MAX_LISTED = 1000
+
+    def add_tool_report(self, report: Mapping[str, Any]) -> None:
+        """Account for one partition's tool-layer report (``summary()["tools"]``)."""
+        rows = report.get("per_tool", [])
+        if rows:
+            first = rows[0]
+            self.tool_runs += first["tp"] + first["fp"] + first["fn"] + first["tn"]
+        for row in rows:
+            counts = self.tool_counts.setdefault(row["tool"], [0, 0, 0])
+            counts[0] += row["tp"]
+            counts[1] += row["fp"]
+            counts[2] += row["fn"]
+            if row.get("dangerous"):
+                self.dangerous.add(row["tool"])
+        room = self.MAX_LISTED - len(self.dangerous_runs)
+        self.dangerous_runs.extend(report.get("dangerous", {}).get("runs", [])[: max(room, 0)])
+        for tool, count in report.get("unknown_tools", {}).items():
+            self.unknown_tools[tool] = self.unknown_tools.get(tool, 0) + count
 
     def add_run(
         self,
@@ -73,6 +100,11 @@ class SummaryPartial:
             skipped_reasons=list(self.skipped_reasons),
             cases_seen=set(self.cases_seen),
             trials={k: list(v) for k, v in self.trials.items()},
+            tool_counts={k: list(v) for k, v in self.tool_counts.items()},
+            tool_runs=self.tool_runs,
+            dangerous=set(self.dangerous),
+            dangerous_runs=list(self.dangerous_runs),
+            unknown_tools=dict(self.unknown_tools),
         )
         out.absorb(other)
         return out
@@ -92,6 +124,16 @@ class SummaryPartial:
             out.defects[kind] = out.defects.get(kind, 0) + count
         for case_id, outcomes in other.trials.items():
             out.trials.setdefault(case_id, []).extend(outcomes)
+        out.tool_runs += other.tool_runs
+        for tool, counts in other.tool_counts.items():
+            mine = out.tool_counts.setdefault(tool, [0, 0, 0])
+            for k in range(3):
+                mine[k] += counts[k]
+        out.dangerous |= other.dangerous
+        room = self.MAX_LISTED - len(out.dangerous_runs)
+        out.dangerous_runs.extend(other.dangerous_runs[: max(room, 0)])
+        for tool, count in other.unknown_tools.items():
+            out.unknown_tools[tool] = out.unknown_tools.get(tool, 0) + count
 
     def finalize(self, case_ids: Iterable[str] = ()) -> dict[str, Any]:
         """The summary: metric means over defined values, ``runs``, ``undefined``,
@@ -110,7 +152,33 @@ class SummaryPartial:
         if self.skipped:
             summary["skipped"] = {"count": self.skipped, "reasons": list(self.skipped_reasons)}
         summary.update(self._passk())
+        if self.tool_counts:
+            summary["tools"] = self._tools()
         return summary
+
+    def _tools(self) -> dict[str, Any]:
+        """Per-tool confusion over all partitions. A partition reports only the tools it saw,
+        so true negatives are recomputed: labelled runs - tp - fp - fn."""
+        rows = []
+        fp_d = tn_d = 0
+        for tool in sorted(self.tool_counts):
+            tp, fp, fn = self.tool_counts[tool]
+            tn = self.tool_runs - tp - fp - fn
+            row = ToolConfusion(tool, tp, fp, fn, tn, tool in self.dangerous)
+            rows.append(row.as_dict())
+            if tool in self.dangerous:
+                fp_d, tn_d = fp_d + fp, tn_d + tn
+        return {
+            "per_tool": rows,
+            "dangerous": {
+                "tools": sorted(self.dangerous),
+                "false_positives": fp_d,
+                "true_negatives": tn_d,
+                "false_positive_rate": fp_d / (fp_d + tn_d) if fp_d + tn_d else None,
+                "runs": self.dangerous_runs,
+            },
+            "unknown_tools": dict(self.unknown_tools),
+        }
 
     def _passk(self) -> dict[str, Any]:
         if not self.trials or max(len({t for t, _ in v}) for v in self.trials.values()) < 2:
