@@ -66,10 +66,10 @@ def retrieval_columns(
     cases: Mapping[str, Case], runs: Sequence[Run], config: ScoringConfig, out: LayerColumns
 ) -> None:
     """The retrieval layer (issue: runs' ``retrieved`` against cases' ``gold_evidence``)."""
-    gold = [cases[r.case_id].gold_evidence for r in runs]
-    if all(g is None for g in gold):
+    if all(c.gold_evidence is None for c in cases.values()):
         out.not_computed["retrieval"] = "no case has gold_evidence"
         return
+    gold = [cases[r.case_id].gold_evidence for r in runs]
     retrieval = config.retrieval
     scored = score_runs([r.retrieved for r in runs], gold, retrieval.metrics, order=retrieval.order)
     for name, column in scored.values.items():
@@ -183,13 +183,19 @@ def trial_summary(
     Runs that share a ``(case_id, trial)`` are different systems, not trials: then pass@k is
     not computed (and the summary says why).
     """
-    trials: dict[str, set[int]] = {}
-    for run in runs:
-        trials.setdefault(run.case_id, set()).add(run.trial)
-    if not trials or max(len(t) for t in trials.values()) < 2:
+    if not runs:
         return None
-    if sum(len(t) for t in trials.values()) != len(runs):
+    case_ids = [r.case_id for r in runs]
+    trial_numbers = np.fromiter((r.trial for r in runs), np.int64, len(runs))
+    if not trial_numbers.any():  # every run is trial 0: one trial per case
+        return None
+    _, case_codes = np.unique(np.asarray(case_ids, dtype=object), return_inverse=True)
+    pairs = np.unique(np.stack([case_codes, trial_numbers], axis=1), axis=0)
+    per_case = np.bincount(pairs[:, 0])
+    if per_case.max() < 2:
+        return None
+    if len(pairs) != len(runs):
         out.not_computed["pass@k"] = "some (case_id, trial) pairs have several runs"
         return None
     outcome = [None if math.isnan(g) else bool(g) for g in goal_success]
-    return passk_summary([r.case_id for r in runs], [r.trial for r in runs], outcome)
+    return passk_summary(case_ids, trial_numbers.tolist(), outcome)

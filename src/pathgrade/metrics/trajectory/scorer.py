@@ -124,8 +124,9 @@ def score_trajectories(
     ):
         columns.values[name] = np.fromiter((getter(f) for f in facts), np.float64, n_runs)
 
-    n_refs = np.array([len(c.reference_paths()) for c in run_case], dtype=np.int64)
-    first_ref = np.array([case_first_ref[c.case_id] for c in run_case], dtype=np.int64)
+    case_n_refs = {c.case_id: len(c.reference_paths()) for c in cases.values()}
+    n_refs = np.fromiter((case_n_refs[c.case_id] for c in run_case), np.int64, n_runs)
+    first_ref = np.fromiter((case_first_ref[c.case_id] for c in run_case), np.int64, n_runs)
     lengths = agents.lengths
     order_by_size = np.argsort(lengths, kind="stable")
     diagnoser = Diagnoser(config, runs, run_case, facts, ref_paths, agents)  # type: ignore[arg-type]
