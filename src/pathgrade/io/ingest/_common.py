@@ -102,20 +102,6 @@ def maybe_json(value: Any) -> Any:
     return value
 
 
-def number(value: Any) -> float | None:
-    """A finite non-negative number from an int, float or decimal string; else ``None``."""
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, str):
-        try:
-            value = float(value)
-        except ValueError:
-            return None
-    if isinstance(value, int | float) and math.isfinite(value) and value >= 0:
-        return float(value)
-    return None
-
-
 def score_of(value: Any) -> float | None:
     """A finite number (any sign) from an int, float or decimal string; else ``None``."""
     if isinstance(value, bool):
@@ -189,3 +175,9 @@ def head_text(head: bytes | str) -> str:
     if isinstance(head, bytes):
         return head.decode("utf-8", errors="ignore")
     return head
+
+
+def number(value: Any) -> float | None:
+    """A finite non-negative number from an int, float or decimal string; else ``None``."""
+    parsed = score_of(value)
+    return parsed if parsed is not None and parsed >= 0 else None
