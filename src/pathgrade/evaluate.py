@@ -10,6 +10,7 @@ from __future__ import annotations
 import gc
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
+from operator import attrgetter
 from typing import Any
 
 from pathgrade.core.config import ScoringConfig
@@ -28,15 +29,21 @@ from pathgrade.metrics.tool.validators import Validator
 from pathgrade.metrics.trajectory.scorer import score_trajectories
 from pathgrade.plugins import argument_matchers
 
+_CASE_ID = attrgetter("case_id")
+
 
 def _case_map(cases: Iterable[Case] | Mapping[str, Case]) -> dict[str, Case]:
     if isinstance(cases, Mapping):
         return dict(cases)
-    out: dict[str, Case] = {}
-    for position, case in enumerate(cases):
-        if case.case_id in out:
-            raise InputError(f"case {position} repeats case_id {case.case_id!r}", field="case_id")
-        out[case.case_id] = case
+    case_list = list(cases)
+    ids = list(map(_CASE_ID, case_list))
+    out = dict(zip(ids, case_list, strict=True))
+    if len(out) != len(ids):
+        seen: set[str] = set()
+        for position, case_id in enumerate(ids):
+            if case_id in seen:
+                raise InputError(f"case {position} repeats case_id {case_id!r}", field="case_id")
+            seen.add(case_id)
     return out
 
 

@@ -17,6 +17,8 @@ import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import repeat
+from operator import attrgetter, ne, or_
 from typing import Any
 
 import numpy as np
@@ -33,6 +35,12 @@ from pathgrade.metrics.tool.validators import Validator
 from pathgrade.stats.passk import passk_summary
 
 FloatArray = npt.NDArray[np.float64]
+_CASE_ID = attrgetter("case_id")
+_TRIAL = attrgetter("trial")
+_ANSWERABLE = attrgetter("answerable")
+_ABSTAINED = attrgetter("abstained")
+_ANSWER_LABELS = attrgetter("context", "claims", "citations", "rubric")
+_NO_ANSWER_LABELS = (None, None, None, None)
 _COUNT_SUFFIXES = ("_calls", "_errors", "_differences", "_not_shown", "_positives")
 _COUNTS = {"claims_supported", "claims_unsupported", "claims_unverifiable"}
 
@@ -146,24 +154,20 @@ def answer_columns(
     """The answer layer per run, and abstention over the set."""
     n_runs = len(runs)
     labelled = 0
-    for index, run in enumerate(runs):
-        case = cases[run.case_id]
-        if not (
-            case.gold_answer is not None
-            or run.context is not None
-            or run.claims is not None
-            or run.citations is not None
-            or run.rubric is not None
-        ):
-            continue
+    case_gold = {c.case_id: c.gold_answer is not None for c in cases.values()}
+    run_labels = map(ne, map(_ANSWER_LABELS, runs), repeat(_NO_ANSWER_LABELS))
+    case_labels = map(case_gold.__getitem__, map(_CASE_ID, runs))
+    wanted = np.fromiter(map(or_, run_labels, case_labels), np.bool_, n_runs)
+    for index in np.flatnonzero(wanted).tolist():
+        run = runs[index]
         labelled += 1
         result = answer_layer(
-            case, run, abs_tol=config.answer.abs_tol, rel_tol=config.answer.rel_tol
+            cases[run.case_id], run, abs_tol=config.answer.abs_tol, rel_tol=config.answer.rel_tol
         )
         out.put(index, result.metrics, n_runs)
     if not labelled:
         out.not_computed["answer_layer"] = "no gold answers, context, claims, citations or rubric"
-    if any(not c.answerable for c in cases.values()) or any(r.abstained for r in runs):
+    if not all(map(_ANSWERABLE, cases.values())) or any(map(_ABSTAINED, runs)):
         correct = [None if math.isnan(g) else bool(g) for g in goal_success]
         report = abstention_layer(cases, runs, correct)
         out.summary["abstention"] = {
@@ -185,17 +189,23 @@ def trial_summary(
     """
     if not runs:
         return None
-    case_ids = [r.case_id for r in runs]
-    trial_numbers = np.fromiter((r.trial for r in runs), np.int64, len(runs))
+    case_ids: list[str] = list(map(_CASE_ID, runs))
+    trial_numbers = np.fromiter(map(_TRIAL, runs), np.int64, len(runs))
     if not trial_numbers.any():  # every run is trial 0: one trial per case
         return None
-    _, case_codes = np.unique(np.asarray(case_ids, dtype=object), return_inverse=True)
-    pairs = np.unique(np.stack([case_codes, trial_numbers], axis=1), axis=0)
-    per_case = np.bincount(pairs[:, 0])
+    position_of = {case_id: i for i, case_id in enumerate(dict.fromkeys(case_ids))}
+    case_codes = np.fromiter(map(position_of.__getitem__, case_ids), np.int64, len(runs))
+    low = int(trial_numbers.min())
+    span = int(trial_numbers.max()) - low + 1
+    pair_codes = np.unique(case_codes * span + (trial_numbers - low))
+    per_case = np.bincount(pair_codes // span)
     if per_case.max() < 2:
         return None
-    if len(pairs) != len(runs):
+    if len(pair_codes) != len(runs):
         out.not_computed["pass@k"] = "some (case_id, trial) pairs have several runs"
         return None
-    outcome = [None if math.isnan(g) else bool(g) for g in goal_success]
+    defined = ~np.isnan(goal_success)
+    outcome: list[bool | None] = [None] * len(runs)
+    for r in np.flatnonzero(defined).tolist():
+        outcome[r] = bool(goal_success[r])
     return passk_summary(case_ids, trial_numbers.tolist(), outcome)

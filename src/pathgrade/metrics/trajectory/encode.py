@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from itertools import chain
-from operator import attrgetter
+from operator import attrgetter, itemgetter
 from typing import Any
 
 import numpy as np
@@ -26,6 +26,7 @@ IntArray = npt.NDArray[np.int64]
 BoolArray = npt.NDArray[np.bool_]
 
 _STEP_FIELDS = attrgetter("tool", "arguments", "error", "turn")
+_ERROR, _TURN = itemgetter(2), itemgetter(3)
 REF_PAD = -1
 AGENT_PAD = -2
 
@@ -119,8 +120,16 @@ class StepEncoder:
                 tool, args = fields[index][0], fields[index][1]
                 codes[index] = self._encode_call(tool, args, keys[index][1])
         n = len(fields)
-        error = np.fromiter((bool(f[2]) for f in fields), dtype=np.bool_, count=n)
-        turn = np.fromiter((-1 if f[3] is None else f[3] for f in fields), np.int64, count=n)
+        errors = list(map(_ERROR, fields))
+        if errors.count(None) == n:
+            error = np.zeros(n, dtype=np.bool_)
+        else:
+            error = np.fromiter(map(bool, errors), dtype=np.bool_, count=n)
+        turns = list(map(_TURN, fields))
+        if turns.count(None) == n:
+            turn = np.full(n, -1, dtype=np.int64)
+        else:
+            turn = np.fromiter((-1 if t is None else t for t in turns), np.int64, count=n)
         calls = np.array(codes, dtype=np.int64)
         table = self._call_table
         tool = np.fromiter((t[0] for t in table), dtype=np.int64, count=len(table))

@@ -17,6 +17,8 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import repeat
+from operator import attrgetter, is_not
 
 import numpy as np
 import numpy.typing as npt
@@ -37,6 +39,13 @@ FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 NAN = math.nan
 BATCH_RUNS = 4096
+_CASE_ID = attrgetter("case_id")
+_RUN_ID = attrgetter("run_id")
+_TRIAL = attrgetter("trial")
+_GROUP = attrgetter("group")
+_STEPS = attrgetter("steps")
+_SUCCESS = attrgetter("success")
+_TOOL_KINDS = attrgetter("tool_kinds")
 _ORDER_CODES = {"total": ORDER_TOTAL, "partial": ORDER_PARTIAL, "none": ORDER_NONE}
 
 
@@ -75,58 +84,61 @@ def score_trajectories(
     matchers = MatcherSet(config.matching, plugins)
     encoder = StepEncoder(matchers)
     n_runs = len(runs)
-    run_case: list[Case] = []
-    for position, run in enumerate(runs):
-        case = cases.get(run.case_id)
-        if case is None:
-            raise InputError(
-                f"run {position} refers to unknown case_id {run.case_id!r}", field="case_id"
-            )
-        run_case.append(case)
+    # Per-run work is C-level maps; everything that depends only on the case is done once
+    # per distinct case and broadcast through ``run_case_index``.
+    case_ids: list[str] = list(map(_CASE_ID, runs))
+    used_ids = list(dict.fromkeys(case_ids))
+    if not all(map(cases.__contains__, used_ids)):
+        position = next(i for i, c in enumerate(case_ids) if c not in cases)
+        raise InputError(
+            f"run {position} refers to unknown case_id {case_ids[position]!r}", field="case_id"
+        )
+    used_cases = [cases[c] for c in used_ids]
+    position_of = {case_id: i for i, case_id in enumerate(used_ids)}
+    run_case_index = np.fromiter(map(position_of.__getitem__, case_ids), np.int64, n_runs)
+    run_case: list[Case] = list(map(used_cases.__getitem__, run_case_index.tolist()))
 
     # Reference paths of the cases that have runs, encoded once each.
-    case_first_ref: dict[str, int] = {}
     ref_paths: list[Sequence[object]] = []
     ref_order: list[int] = []
     ref_preds: list[Predecessors | None] = []
-    for case in run_case:
-        if case.case_id in case_first_ref:
-            continue
-        case_first_ref[case.case_id] = len(ref_paths)
-        for path in case.reference_paths():
+    case_first_ref = np.zeros(len(used_cases), dtype=np.int64)
+    case_n_refs = np.zeros(len(used_cases), dtype=np.int64)
+    for index, case in enumerate(used_cases):
+        paths = case.reference_paths()
+        case_first_ref[index], case_n_refs[index] = len(ref_paths), len(paths)
+        for path in paths:
             ref_paths.append(path)
             ref_order.append(_ORDER_CODES[case.order])
             ref_preds.append(_predecessors(path) if case.order == "partial" else None)
     refs = encoder.encode(ref_paths)  # type: ignore[arg-type]
-    agents = encoder.encode([run.steps for run in runs])
+    agents = encoder.encode(list(map(_STEPS, runs)))
 
     agent_error, agent_turn = agents.error, agents.turn
     run_of_step = np.repeat(np.arange(n_runs), agents.lengths)
     has_error = np.bincount(run_of_step[agent_error], minlength=n_runs) > 0
-    facts = [
-        _run_facts(run, case, config, bool(error))
-        for run, case, error in zip(runs, run_case, has_error, strict=True)
-    ]
-    goal = np.fromiter(
-        (runlevel.goal_success(run, case) for run, case in zip(runs, run_case, strict=True)),
-        np.float64,
-        n_runs,
-    )
-    agent_write = _write_flags(encoder, agents.steps, agents.tool, runs, run_case, config)
-
+    case_clean = np.fromiter(map(_is_clean_case, used_cases, repeat(config)), np.bool_)
+    facts: list[RunFacts] = [CLEAN_RUN] * n_runs
     columns = _Columns.empty(n_runs)
-    columns.values["goal_success"] = goal
-    for name, getter in (
-        ("over_budget", lambda f: 1.0 if f.budget_violations else 0.0),
-        ("forbidden_action_count", lambda f: float(len(f.forbidden))),
-        ("recovery_rate", lambda f: f.recovery_rate),
-        ("required_tool_coverage", lambda f: f.required_coverage),
-    ):
-        columns.values[name] = np.fromiter((getter(f) for f in facts), np.float64, n_runs)
+    values = columns.values
+    values["over_budget"][:] = 0.0
+    values["forbidden_action_count"][:] = 0.0
+    fixed_penalty = np.zeros(n_runs)
+    needs_penalty_check = np.zeros(n_runs, dtype=np.bool_)
+    for r in np.flatnonzero(has_error | ~case_clean[run_case_index]).tolist():
+        f = facts[r] = _run_facts(runs[r], run_case[r], config, bool(has_error[r]))
+        values["over_budget"][r] = 1.0 if f.budget_violations else 0.0
+        values["forbidden_action_count"][r] = float(len(f.forbidden))
+        values["recovery_rate"][r] = f.recovery_rate
+        values["required_tool_coverage"][r] = f.required_coverage
+        fixed_penalty[r] = f.fixed_penalty
+        needs_penalty_check[r] = bool(f.unused_required)
+    values["goal_success"] = _goal_column(runs, run_case, used_cases, run_case_index)
+    agent_write = _write_flags(encoder, agents.tool, agents.offsets, runs, run_case, config)
 
-    case_n_refs = {c.case_id: len(c.reference_paths()) for c in cases.values()}
-    n_refs = np.fromiter((case_n_refs[c.case_id] for c in run_case), np.int64, n_runs)
-    first_ref = np.fromiter((case_first_ref[c.case_id] for c in run_case), np.int64, n_runs)
+    n_refs = case_n_refs[run_case_index]
+    first_ref = case_first_ref[run_case_index]
+    ref_order_codes = np.asarray(ref_order, dtype=np.int64)
     lengths = agents.lengths
     order_by_size = np.argsort(lengths, kind="stable")
     diagnoser = Diagnoser(config, runs, run_case, facts, ref_paths, agents)  # type: ignore[arg-type]
@@ -152,23 +164,16 @@ def score_trajectories(
         turn = gather_padded(agent_turn, batch.agent_start, batch.agent_len, width_a, -1)
         scores = score_pairs_with_groups(
             batch,
-            np.asarray(ref_order, dtype=np.int64)[pair_ref],
+            ref_order_codes[pair_ref],
             [ref_preds[r] for r in pair_ref],
             error,
             write,
             turn,
         )
-        required_pen = np.fromiter(
-            (
-                diagnoser.unpenalised_required(int(r), int(p))
-                for r, p in zip(pair_run, pair_ref, strict=True)
-            ),
-            np.float64,
-            pair_run.size,
-        )
-        run_penalty = np.fromiter(
-            (facts[r].fixed_penalty for r in pair_run), np.float64, pair_run.size
-        )
+        required_pen = np.zeros(pair_run.size)
+        for k in np.flatnonzero(needs_penalty_check[pair_run]).tolist():
+            required_pen[k] = diagnoser.unpenalised_required(int(pair_run[k]), int(pair_ref[k]))
+        run_penalty = fixed_penalty[pair_run]
         path_score = np.maximum(
             0.0,
             100.0
@@ -191,7 +196,6 @@ def score_trajectories(
         first[1:] = pair_run[order][1:] != pair_run[order][:-1]
         winners = order[first]
         runs_won = pair_run[winners]
-        values = columns.values
         for name, array in (
             ("tool_accuracy", scores.tool_accuracy),
             ("argument_accuracy", scores.argument_accuracy),
@@ -224,16 +228,47 @@ def score_trajectories(
     if progress is not None:
         progress(n_runs, n_runs)
     return ScoreResult(
-        case_ids=[r.case_id for r in runs],
-        run_ids=[r.run_id for r in runs],
-        trials=[r.trial for r in runs],
-        groups=[c.group for c in run_case],
+        case_ids=case_ids,
+        run_ids=list(map(_RUN_ID, runs)),
+        trials=list(map(_TRIAL, runs)),
+        groups=list(map(_GROUP, run_case)),
         reference_index=columns.reference_index,
         metrics=columns.values,
         kinds=TRAJECTORY_METRICS,
         details=diagnoser.details,
         usage=lambda i: runlevel.usage_totals(runs[i]).as_dict(),
     )
+
+
+def _is_clean_case(case: Case, config: ScoringConfig) -> bool:
+    """No budget, required or forbidden tools: an error-free run has :data:`CLEAN_RUN` facts."""
+    return (
+        (case.budget or config.budget) is None
+        and not case.required_tools
+        and not case.forbidden_tools
+        and not case.forbidden_actions
+    )
+
+
+def _goal_column(
+    runs: Sequence[Run],
+    run_case: Sequence[Case],
+    used_cases: Sequence[Case],
+    run_case_index: IntArray,
+) -> FloatArray:
+    """``goal_success`` per run: computed where the run records ``success`` or its case has
+    gold answers or is unanswerable; ``nan`` elsewhere (nothing says)."""
+    n_runs = len(runs)
+    recorded = np.fromiter(map(is_not, map(_SUCCESS, runs), repeat(None)), np.bool_, n_runs)
+    judged = np.fromiter(
+        ((not c.answerable) or c.gold_answer is not None for c in used_cases),
+        np.bool_,
+        len(used_cases),
+    )
+    goal = np.full(n_runs, NAN)
+    for r in np.flatnonzero(recorded | judged[run_case_index]).tolist():
+        goal[r] = runlevel.goal_success(runs[r], run_case[r])
+    return goal
 
 
 def _run_facts(run: Run, case: Case, config: ScoringConfig, has_error: bool) -> RunFacts:
@@ -271,8 +306,8 @@ def _run_facts(run: Run, case: Case, config: ScoringConfig, has_error: bool) -> 
 
 def _write_flags(
     encoder: StepEncoder,
-    steps: Sequence[object],
     tool_codes: IntArray,
+    offsets: IntArray,
     runs: Sequence[Run],
     run_case: Sequence[Case],
     config: ScoringConfig,
@@ -282,11 +317,10 @@ def _write_flags(
     for tool, code in encoder.tool_codes.items():
         by_code[code] = config.tool_kinds.get(tool) == "write"
     flags = by_code[tool_codes] if tool_codes.size else np.zeros(0, dtype=np.bool_)
-    offset = 0
-    for run, case in zip(runs, run_case, strict=True):
-        if case.tool_kinds:
-            kinds = {**config.tool_kinds, **case.tool_kinds}
-            for j, step in enumerate(run.steps):
-                flags[offset + j] = kinds.get(step.tool) == "write"
-        offset += len(run.steps)
+    own_kinds = np.fromiter(map(bool, map(_TOOL_KINDS, run_case)), np.bool_, len(runs))
+    for r in np.flatnonzero(own_kinds).tolist():
+        kinds = {**config.tool_kinds, **run_case[r].tool_kinds}
+        offset = int(offsets[r])
+        for j, step in enumerate(runs[r].steps):
+            flags[offset + j] = kinds.get(step.tool) == "write"
     return flags
