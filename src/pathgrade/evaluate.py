@@ -16,6 +16,7 @@ from typing import Any
 from pathgrade.core.config import ScoringConfig
 from pathgrade.core.errors import InputError
 from pathgrade.core.results import ScoreResult
+from pathgrade.core.run_columns import RunColumns
 from pathgrade.core.types import Case, Run
 from pathgrade.layers import (
     LayerColumns,
@@ -84,14 +85,23 @@ def score(
     was_enabled = gc.isenabled()
     gc.disable()
     try:
-        result = score_trajectories(case_map, run_list, config, plugins, progress)
+        columns = RunColumns.gather(run_list)
+        result = score_trajectories(case_map, run_list, config, plugins, progress, columns)
         extra = LayerColumns()
-        retrieval_columns(case_map, run_list, config, extra)
-        references = [None if i < 0 else int(i) for i in result.reference_index]
-        tool_columns(case_map, run_list, config, references, tools, validators, strict_tools, extra)
+        retrieval_columns(case_map, columns, config, extra)
+        tool_columns(
+            case_map,
+            run_list,
+            config,
+            result.reference_index,
+            tools,
+            validators,
+            strict_tools,
+            extra,
+        )
         goal = result.metrics["goal_success"]
-        answer_columns(case_map, run_list, config, goal, extra)
-        trials = trial_summary(run_list, goal, extra)
+        answer_columns(case_map, run_list, columns, config, goal, extra)
+        trials = trial_summary(columns, goal, extra)
     finally:
         if was_enabled:
             gc.enable()

@@ -17,8 +17,7 @@ import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from itertools import repeat
-from operator import attrgetter, ne, or_
+from operator import attrgetter, or_
 from typing import Any
 
 import numpy as np
@@ -26,6 +25,7 @@ import numpy.typing as npt
 
 from pathgrade.core.config import ScoringConfig
 from pathgrade.core.results import MetricKind
+from pathgrade.core.run_columns import RunColumns
 from pathgrade.core.types import Case, Run
 from pathgrade.metrics.answer.layer import abstention_layer, answer_layer
 from pathgrade.metrics.retrieval.per_run import score_runs
@@ -35,12 +35,7 @@ from pathgrade.metrics.tool.validators import Validator
 from pathgrade.stats.passk import passk_summary
 
 FloatArray = npt.NDArray[np.float64]
-_CASE_ID = attrgetter("case_id")
-_TRIAL = attrgetter("trial")
 _ANSWERABLE = attrgetter("answerable")
-_ABSTAINED = attrgetter("abstained")
-_ANSWER_LABELS = attrgetter("context", "claims", "citations", "rubric")
-_NO_ANSWER_LABELS = (None, None, None, None)
 _COUNT_SUFFIXES = ("_calls", "_errors", "_differences", "_not_shown", "_positives")
 _COUNTS = {"claims_supported", "claims_unsupported", "claims_unverifiable"}
 
@@ -71,15 +66,16 @@ class LayerColumns:
 
 
 def retrieval_columns(
-    cases: Mapping[str, Case], runs: Sequence[Run], config: ScoringConfig, out: LayerColumns
+    cases: Mapping[str, Case], columns: RunColumns, config: ScoringConfig, out: LayerColumns
 ) -> None:
     """The retrieval layer (issue: runs' ``retrieved`` against cases' ``gold_evidence``)."""
     if all(c.gold_evidence is None for c in cases.values()):
         out.not_computed["retrieval"] = "no case has gold_evidence"
         return
-    gold = [cases[r.case_id].gold_evidence for r in runs]
+    case_gold = {case_id: case.gold_evidence for case_id, case in cases.items()}
+    gold = list(map(case_gold.__getitem__, columns.case_id))
     retrieval = config.retrieval
-    scored = score_runs([r.retrieved for r in runs], gold, retrieval.metrics, order=retrieval.order)
+    scored = score_runs(columns.retrieved, gold, retrieval.metrics, order=retrieval.order)
     for name, column in scored.values.items():
         out.values[name] = column
         out.kinds[name] = "rate"
@@ -94,13 +90,14 @@ def tool_columns(
     cases: Mapping[str, Case],
     runs: Sequence[Run],
     config: ScoringConfig,
-    reference_index: Sequence[int | None],
+    reference_index: npt.NDArray[np.int64],
     tools: ToolSet | None,
     validators: Mapping[str, Validator] | None,
     strict: bool,
     out: LayerColumns,
 ) -> None:
-    """The tool-call layer, when a tools file, expected end states or dangerous tools exist."""
+    """The tool-call layer, when a tools file, expected end states or dangerous tools exist;
+    ``reference_index[r]`` is run ``r``'s winning reference path (-1: none)."""
     wanted = (
         tools is not None
         or bool(config.dangerous_tools)
@@ -116,7 +113,7 @@ def tool_columns(
         matching=config.matching,
         validators=validators,
         dangerous=config.dangerous_tools,
-        reference_indices=reference_index,
+        reference_indices=[None if i < 0 else i for i in reference_index.tolist()],
         strict=strict,
     )
     reasons: Counter[str] = Counter()
@@ -147,6 +144,7 @@ def tool_columns(
 def answer_columns(
     cases: Mapping[str, Case],
     runs: Sequence[Run],
+    columns: RunColumns,
     config: ScoringConfig,
     goal_success: FloatArray,
     out: LayerColumns,
@@ -155,9 +153,8 @@ def answer_columns(
     n_runs = len(runs)
     labelled = 0
     case_gold = {c.case_id: c.gold_answer is not None for c in cases.values()}
-    run_labels = map(ne, map(_ANSWER_LABELS, runs), repeat(_NO_ANSWER_LABELS))
-    case_labels = map(case_gold.__getitem__, map(_CASE_ID, runs))
-    wanted = np.fromiter(map(or_, run_labels, case_labels), np.bool_, n_runs)
+    case_labels = map(case_gold.__getitem__, columns.case_id)
+    wanted = np.fromiter(map(or_, columns.answer_labelled, case_labels), np.bool_, n_runs)
     for index in np.flatnonzero(wanted).tolist():
         run = runs[index]
         labelled += 1
@@ -167,7 +164,7 @@ def answer_columns(
         out.put(index, result.metrics, n_runs)
     if not labelled:
         out.not_computed["answer_layer"] = "no gold answers, context, claims, citations or rubric"
-    if not all(map(_ANSWERABLE, cases.values())) or any(map(_ABSTAINED, runs)):
+    if not all(map(_ANSWERABLE, cases.values())) or any(columns.abstained):
         correct = [None if math.isnan(g) else bool(g) for g in goal_success]
         report = abstention_layer(cases, runs, correct)
         out.summary["abstention"] = {
@@ -180,32 +177,33 @@ def answer_columns(
 
 
 def trial_summary(
-    runs: Sequence[Run], goal_success: FloatArray, out: LayerColumns
+    columns: RunColumns, goal_success: FloatArray, out: LayerColumns
 ) -> dict[str, Any] | None:
     """``pass@k``, ``pass^k`` and ``trials`` when some case has several trial numbers.
 
     Runs that share a ``(case_id, trial)`` are different systems, not trials: then pass@k is
     not computed (and the summary says why).
     """
-    if not runs:
+    n_runs = len(columns)
+    if not n_runs:
         return None
-    case_ids: list[str] = list(map(_CASE_ID, runs))
-    trial_numbers = np.fromiter(map(_TRIAL, runs), np.int64, len(runs))
+    case_ids = columns.case_id
+    trial_numbers = np.fromiter(columns.trial, np.int64, n_runs)
     if not trial_numbers.any():  # every run is trial 0: one trial per case
         return None
     position_of = {case_id: i for i, case_id in enumerate(dict.fromkeys(case_ids))}
-    case_codes = np.fromiter(map(position_of.__getitem__, case_ids), np.int64, len(runs))
+    case_codes = np.fromiter(map(position_of.__getitem__, case_ids), np.int64, n_runs)
     low = int(trial_numbers.min())
     span = int(trial_numbers.max()) - low + 1
     pair_codes = np.unique(case_codes * span + (trial_numbers - low))
     per_case = np.bincount(pair_codes // span)
     if per_case.max() < 2:
         return None
-    if len(pair_codes) != len(runs):
+    if len(pair_codes) != n_runs:
         out.not_computed["pass@k"] = "some (case_id, trial) pairs have several runs"
         return None
     defined = ~np.isnan(goal_success)
-    outcome: list[bool | None] = [None] * len(runs)
+    outcome: list[bool | None] = [None] * n_runs
     for r in np.flatnonzero(defined).tolist():
         outcome[r] = bool(goal_success[r])
     return passk_summary(case_ids, trial_numbers.tolist(), outcome)

@@ -18,7 +18,7 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import repeat
-from operator import attrgetter, is_not
+from operator import is_not
 
 import numpy as np
 import numpy.typing as npt
@@ -26,6 +26,7 @@ import numpy.typing as npt
 from pathgrade.core.config import ScoringConfig
 from pathgrade.core.errors import InputError
 from pathgrade.core.results import TRAJECTORY_METRICS, ScoreResult
+from pathgrade.core.run_columns import RunColumns
 from pathgrade.core.types import Case, Run
 from pathgrade.metrics.trajectory import runlevel
 from pathgrade.metrics.trajectory.arguments import MatcherSet, ValueMatcher
@@ -39,13 +40,6 @@ FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 NAN = math.nan
 BATCH_RUNS = 4096
-_CASE_ID = attrgetter("case_id")
-_RUN_ID = attrgetter("run_id")
-_TRIAL = attrgetter("trial")
-_GROUP = attrgetter("group")
-_STEPS = attrgetter("steps")
-_SUCCESS = attrgetter("success")
-_TOOL_KINDS = attrgetter("tool_kinds")
 _ORDER_CODES = {"total": ORDER_TOTAL, "partial": ORDER_PARTIAL, "none": ORDER_NONE}
 
 
@@ -75,18 +69,21 @@ def score_trajectories(
     config: ScoringConfig | None = None,
     plugins: Mapping[str, ValueMatcher] | None = None,
     progress: Callable[[int, int], None] | None = None,
+    columns: RunColumns | None = None,
 ) -> ScoreResult:
     """Score every run against its case (see module docstring); pure, no I/O.
 
-    ``progress(done, total)`` is called before each batch, and once at the end.
+    ``progress(done, total)`` is called before each batch, and once at the end;
+    ``columns`` are the runs' fields when the caller has gathered them already.
     """
+    gathered = columns if columns is not None else RunColumns.gather(runs)
     config = config or ScoringConfig()
     matchers = MatcherSet(config.matching, plugins)
     encoder = StepEncoder(matchers)
     n_runs = len(runs)
     # Per-run work is C-level maps; everything that depends only on the case is done once
     # per distinct case and broadcast through ``run_case_index``.
-    case_ids: list[str] = list(map(_CASE_ID, runs))
+    case_ids = list(gathered.case_id)
     used_ids = list(dict.fromkeys(case_ids))
     if not all(map(cases.__contains__, used_ids)):
         position = next(i for i, c in enumerate(case_ids) if c not in cases)
@@ -96,7 +93,8 @@ def score_trajectories(
     used_cases = [cases[c] for c in used_ids]
     position_of = {case_id: i for i, case_id in enumerate(used_ids)}
     run_case_index = np.fromiter(map(position_of.__getitem__, case_ids), np.int64, n_runs)
-    run_case: list[Case] = list(map(used_cases.__getitem__, run_case_index.tolist()))
+    run_case_list = run_case_index.tolist()
+    run_case: list[Case] = list(map(used_cases.__getitem__, run_case_list))
 
     # Reference paths of the cases that have runs, encoded once each.
     ref_paths: list[Sequence[object]] = []
@@ -112,15 +110,15 @@ def score_trajectories(
             ref_order.append(_ORDER_CODES[case.order])
             ref_preds.append(_predecessors(path) if case.order == "partial" else None)
     refs = encoder.encode(ref_paths)  # type: ignore[arg-type]
-    agents = encoder.encode(list(map(_STEPS, runs)))
+    agents = encoder.encode(gathered.steps)
 
     agent_error, agent_turn = agents.error, agents.turn
     run_of_step = np.repeat(np.arange(n_runs), agents.lengths)
     has_error = np.bincount(run_of_step[agent_error], minlength=n_runs) > 0
     case_clean = np.fromiter(map(_is_clean_case, used_cases, repeat(config)), np.bool_)
     facts: list[RunFacts] = [CLEAN_RUN] * n_runs
-    columns = _Columns.empty(n_runs)
-    values = columns.values
+    out = _Columns.empty(n_runs)
+    values = out.values
     values["over_budget"][:] = 0.0
     values["forbidden_action_count"][:] = 0.0
     fixed_penalty = np.zeros(n_runs)
@@ -133,8 +131,13 @@ def score_trajectories(
         values["required_tool_coverage"][r] = f.required_coverage
         fixed_penalty[r] = f.fixed_penalty
         needs_penalty_check[r] = bool(f.unused_required)
-    values["goal_success"] = _goal_column(runs, run_case, used_cases, run_case_index)
-    agent_write = _write_flags(encoder, agents.tool, agents.offsets, runs, run_case, config)
+    values["goal_success"] = _goal_column(
+        runs, gathered.success, run_case, used_cases, run_case_index
+    )
+    case_kinds = np.fromiter((bool(c.tool_kinds) for c in used_cases), np.bool_, len(used_cases))
+    agent_write = _write_flags(
+        encoder, agents.tool, agents.offsets, runs, run_case, case_kinds[run_case_index], config
+    )
 
     n_refs = case_n_refs[run_case_index]
     first_ref = case_first_ref[run_case_index]
@@ -222,18 +225,18 @@ def score_trajectories(
             values["tool_f1"][runs_won] = np.where(
                 both_empty, 1.0, 2 * tool_matches / (n_ref + n_agent)
             )
-        columns.reference_index[runs_won] = pair_slot[winners]
+        out.reference_index[runs_won] = pair_slot[winners]
         diagnoser.add(WinnerBatch.take(runs_won, pair_ref[winners], scores, winners))
 
     if progress is not None:
         progress(n_runs, n_runs)
     return ScoreResult(
         case_ids=case_ids,
-        run_ids=list(map(_RUN_ID, runs)),
-        trials=list(map(_TRIAL, runs)),
-        groups=list(map(_GROUP, run_case)),
-        reference_index=columns.reference_index,
-        metrics=columns.values,
+        run_ids=gathered.run_id,
+        trials=gathered.trial,
+        groups=list(map([c.group for c in used_cases].__getitem__, run_case_list)),
+        reference_index=out.reference_index,
+        metrics=out.values,
         kinds=TRAJECTORY_METRICS,
         details=diagnoser.details,
         usage=lambda i: runlevel.usage_totals(runs[i]).as_dict(),
@@ -252,6 +255,7 @@ def _is_clean_case(case: Case, config: ScoringConfig) -> bool:
 
 def _goal_column(
     runs: Sequence[Run],
+    success: Sequence[bool | None],
     run_case: Sequence[Case],
     used_cases: Sequence[Case],
     run_case_index: IntArray,
@@ -259,7 +263,7 @@ def _goal_column(
     """``goal_success`` per run: computed where the run records ``success`` or its case has
     gold answers or is unanswerable; ``nan`` elsewhere (nothing says)."""
     n_runs = len(runs)
-    recorded = np.fromiter(map(is_not, map(_SUCCESS, runs), repeat(None)), np.bool_, n_runs)
+    recorded = np.fromiter(map(is_not, success, repeat(None)), np.bool_, n_runs)
     judged = np.fromiter(
         ((not c.answerable) or c.gold_answer is not None for c in used_cases),
         np.bool_,
@@ -310,14 +314,15 @@ def _write_flags(
     offsets: IntArray,
     runs: Sequence[Run],
     run_case: Sequence[Case],
+    own_kinds: npt.NDArray[np.bool_],
     config: ScoringConfig,
 ) -> npt.NDArray[np.bool_]:
-    """Per agent step: is its tool declared ``write`` (case kinds override config kinds)."""
+    """Per agent step: is its tool declared ``write`` (case kinds override config kinds);
+    ``own_kinds[r]``: run ``r``'s case declares kinds of its own."""
     by_code = np.zeros(len(encoder.tool_codes) + 1, dtype=np.bool_)
     for tool, code in encoder.tool_codes.items():
         by_code[code] = config.tool_kinds.get(tool) == "write"
     flags = by_code[tool_codes] if tool_codes.size else np.zeros(0, dtype=np.bool_)
-    own_kinds = np.fromiter(map(bool, map(_TOOL_KINDS, run_case)), np.bool_, len(runs))
     for r in np.flatnonzero(own_kinds).tolist():
         kinds = {**config.tool_kinds, **run_case[r].tool_kinds}
         offset = int(offsets[r])

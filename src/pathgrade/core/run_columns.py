@@ -1,0 +1,61 @@
+"""The fields of many runs, gathered in one pass.
+
+Run objects are scattered in memory, so each pass over them costs a cache miss per run
+(about 0.5 µs on this machine for 100,000 runs), whatever the pass does. Scoring reads a
+dozen fields per run; gathering them once, here, replaces a dozen passes with one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from operator import attrgetter
+from typing import Any
+
+from pathgrade.core.types import RetrievedItem, Run, Step
+
+_FIELDS = (
+    "case_id",
+    "run_id",
+    "trial",
+    "steps",
+    "success",
+    "abstained",
+    "context",
+    "claims",
+    "citations",
+    "rubric",
+    "retrieved",
+)
+_GATHER = attrgetter(*_FIELDS)
+_NO_ANSWER_LABELS = (None, None, None, None)
+
+
+@dataclass(frozen=True)
+class RunColumns:
+    """One tuple per field, ``column[r]`` being run ``r``'s value."""
+
+    case_id: tuple[str, ...]
+    run_id: tuple[str | None, ...]
+    trial: tuple[int, ...]
+    steps: tuple[tuple[Step, ...], ...]
+    success: tuple[bool | None, ...]
+    abstained: tuple[bool, ...]
+    #: Whether the run carries any answer-layer label: context, claims, citations or rubric.
+    answer_labelled: tuple[bool, ...]
+    retrieved: tuple[tuple[RetrievedItem, ...] | None, ...]
+
+    def __len__(self) -> int:
+        return len(self.case_id)
+
+    @classmethod
+    def gather(cls, runs: Sequence[Run]) -> RunColumns:
+        """Read every field the scorer needs from each run, in one pass."""
+        if not runs:
+            return cls((), (), (), (), (), (), (), ())
+        rows = list(map(_GATHER, runs))
+        (case_id, run_id, trial, steps, success, abstained, *labels, retrieved) = zip(
+            *rows, strict=True
+        )
+        labelled: Any = tuple(map(_NO_ANSWER_LABELS.__ne__, zip(*labels, strict=True)))
+        return cls(case_id, run_id, trial, steps, success, abstained, labelled, retrieved)
