@@ -7,7 +7,9 @@ fresh subprocess whose whole process tree is sampled for resident memory (psutil
 peak RSS includes worker processes. Results are written to /dev/null (the cost of producing
 them is included).
 
-Run: ``python benchmarks/bench_scale.py [--runs 1000000] [--partition-size 2500]``.
+Run: ``python benchmarks/bench_scale.py [--runs 1000000] [--partition-size 2500]
+[--formats jsonl,parquet] [--configs local:1,local:2,dask:2] [--data-dir DIR]`` (with
+``--data-dir``, the generated inputs are kept there and reused by later runs).
 Needs ``psutil`` and the ``dask`` extra (``pip install -e '.[bench,dask]'``).
 """
 
@@ -124,11 +126,20 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=1_000_000)
     parser.add_argument("--partition-size", type=int, default=2_500)
     parser.add_argument("--formats", default="jsonl,parquet")
+    parser.add_argument("--configs", default="local:1,local:2,dask:2", help="engine:workers,...")
+    parser.add_argument("--data-dir", help="keep the generated inputs here and reuse them")
     args = parser.parse_args()
+    configs = [(e, int(w)) for e, w in (c.split(":") for c in args.configs.split(","))]
     with tempfile.TemporaryDirectory() as tmp:
-        start = time.perf_counter()
-        cases, jsonl, parquet = generate(Path(tmp), args.runs)
-        print(f"generated {args.runs:,} runs in {time.perf_counter() - start:.0f} s")
+        directory = Path(args.data_dir) / f"runs{args.runs}" if args.data_dir else Path(tmp)
+        directory.mkdir(parents=True, exist_ok=True)
+        cases, jsonl, parquet = (
+            directory / n for n in ("cases.jsonl", "runs.jsonl", "runs.parquet")
+        )
+        if not parquet.exists():
+            start = time.perf_counter()
+            cases, jsonl, parquet = generate(directory, args.runs)
+            print(f"generated {args.runs:,} runs in {time.perf_counter() - start:.0f} s")
         print(
             f"{'input':<8}{'engine':<16}{'wall s':>9}{'runs/s':>11}"
             f"{'peak RSS MiB':>14}{'peak PSS MiB':>14}"
@@ -136,7 +147,7 @@ def main() -> None:
         for fmt in args.formats.split(","):
             path = jsonl if fmt == "jsonl" else parquet
             walls = {}
-            for engine, workers in (("local", 1), ("local", 2), ("dask", 2)):
+            for engine, workers in configs:
                 wall, rss, pss, _out = measure(
                     [str(cases), str(path), engine, str(workers), str(args.partition_size)]
                 )
@@ -146,8 +157,9 @@ def main() -> None:
                     f"{fmt:<8}{label:<16}{wall:>9.1f}{args.runs / wall:>11,.0f}"
                     f"{rss:>14,.0f}{pss:>14,.0f}"
                 )
-            speedup = walls[("local", 1)] / walls[("local", 2)]
-            print(f"{fmt:<8}speedup 1 -> 2 local workers: {speedup:.2f}x")
+            if ("local", 1) in walls and ("local", 2) in walls:
+                speedup = walls[("local", 1)] / walls[("local", 2)]
+                print(f"{fmt:<8}speedup 1 -> 2 local workers: {speedup:.2f}x")
 
 
 if __name__ == "__main__":

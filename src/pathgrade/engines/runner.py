@@ -17,6 +17,7 @@ from typing import Any, Literal
 from pathgrade.core.config import ScoringConfig
 from pathgrade.core.errors import InputError
 from pathgrade.engines.dask_engine import map_dask
+from pathgrade.engines.extras import abstention_summary
 from pathgrade.engines.local import map_local
 from pathgrade.engines.work import PartitionOutput, ScoreTask, cached_case_index
 from pathgrade.io.partitions import plan_partitions
@@ -64,7 +65,9 @@ def evaluate_files(
     """
     config = config or ScoringConfig()
     cases_file = str(cases_path)
-    known = list(cached_case_index(cases_file).case_ids)  # ids unique, records well-formed
+    index = cached_case_index(cases_file)  # ids unique, records well-formed
+    n_cases, unanswerable = len(index), index.unanswerable
+    del index
     partitions = plan_partitions(runs_path, partition_size)
     tasks = (
         ScoreTask(
@@ -92,5 +95,8 @@ def evaluate_files(
         partial.absorb(output.partial)
     if partial.runs == 0 and not partial.skipped:
         raise InputError("no runs to score", file=str(runs_path))
-    summary = partial.finalize(known)
+    summary = partial.finalize(n_cases)
+    answered, answerable, correct, confidence = partial.abstention_inputs()
+    if unanswerable or not answered.all():
+        summary["abstention"] = abstention_summary(answered, answerable, correct, confidence)
     return Evaluation(summary, len(partitions), engine, workers)

@@ -11,20 +11,23 @@ from __future__ import annotations
 
 import gc
 import os
+from collections import Counter
 from dataclasses import dataclass, field
 
-import orjson
+import numpy as np
 
 from pathgrade.core.config import ScoringConfig
 from pathgrade.core.errors import InputError
 from pathgrade.core.types import Run
+from pathgrade.engines.extras import abstention_inputs, retrieval_parts
+from pathgrade.engines.records import write_records
 from pathgrade.evaluate import score
 from pathgrade.io.case_index import CaseIndex, index_cases, known_ids
 from pathgrade.io.cases import check_known_case, parse_record
 from pathgrade.io.partitions import Partition, read_partition
 from pathgrade.io.tools import entry_point_validators, load_tools
 from pathgrade.metrics.tool.schemas import ToolSet
-from pathgrade.stats.partial import SummaryPartial
+from pathgrade.stats.partial import SummaryPartial, outcome_codes
 
 
 @dataclass(frozen=True)
@@ -129,15 +132,17 @@ def _run_task(task: ScoreTask) -> PartitionOutput:
     tools_report = result.summary_extra.get("tools")
     if tools_report:
         partial.add_tool_report(tools_report)
-    chunks: list[bytes] = []
-    for run_result in result:
-        record = run_result.to_dict()
-        chunks.append(orjson.dumps(record))
-        partial.add_run(
-            run_result.case_id,
-            run_result.trial,
-            run_result.metrics,
-            (d.kind for d in run_result.defects),
-        )
-    chunks.append(b"")
-    return PartitionOutput(task.partition.index, b"\n".join(chunks), partial)
+    defects: Counter[str] = Counter()
+    records = write_records(result, defects)
+    partial.add_defects(defects)
+    partial.add_metrics(result.metrics)
+    partial.add_runs(
+        index.codes(result.case_ids),
+        np.fromiter(result.trials, np.int64, len(result)),
+        outcome_codes(result.metrics["goal_success"]),
+    )
+    partial.add_abstention(*abstention_inputs(result, runs, cases))
+    retrieval = retrieval_parts(result, runs, cases, task.config)
+    if retrieval is not None:
+        partial.add_retrieval(*retrieval)
+    return PartitionOutput(task.partition.index, records, partial)

@@ -9,65 +9,79 @@ loaded whole.
 
 from __future__ import annotations
 
+from array import array
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
+import numpy.typing as npt
 import orjson
 
 from pathgrade.core.errors import InputError
 from pathgrade.core.types import Case
 from pathgrade.io.cases import load_cases, parse_record
 
-
-@dataclass(frozen=True)
-class CaseLocation:
-    start: int
-    end: int
-    line: int
+Int64Array = npt.NDArray[np.int64]
 
 
 @dataclass
 class CaseIndex:
-    """Where each case of ``path`` is, and a bounded cache of validated cases."""
+    """Where each case of ``path`` is, and a bounded cache of validated cases.
+
+    ``positions`` maps ``case_id`` to its position in the file (0-based, in file order: the
+    case's *code*, the same in every process); ``starts``/``ends``/``lines`` give, per
+    position, the record's byte range and line. ``unanswerable`` counts the cases whose
+    record says ``"answerable": false``.
+    """
 
     path: str
-    locations: dict[str, CaseLocation] | None  # None: a JSON array, loaded whole in ``cache``
+    positions: dict[str, int]
+    starts: Int64Array | None  # None: a JSON array, loaded whole in ``cache``
+    ends: Int64Array | None
+    lines: Int64Array | None
     capacity: int = 2_000
     cache: OrderedDict[str, Case] = field(default_factory=OrderedDict)
+    unanswerable: int = 0
 
     @property
     def case_ids(self) -> Iterable[str]:
-        return self.locations.keys() if self.locations is not None else self.cache.keys()
+        return self.positions.keys()
+
+    def __len__(self) -> int:
+        return len(self.positions)
 
     def __contains__(self, case_id: object) -> bool:
-        if self.locations is not None:
-            return case_id in self.locations
-        return case_id in self.cache
+        return case_id in self.positions
+
+    def codes(self, case_ids: Iterable[str]) -> Int64Array:
+        """The position of each of ``case_ids`` (each must be in the index)."""
+        return np.fromiter(map(self.positions.__getitem__, case_ids), np.int64)
 
     def cases(self, case_ids: Iterable[str]) -> dict[str, Case]:
         """The validated cases of ``case_ids`` (each must be in the index)."""
         wanted = list(dict.fromkeys(case_ids))
-        if self.locations is None:
+        if self.starts is None or self.ends is None or self.lines is None:
             return {c: self.cache[c] for c in wanted}
+        starts, ends, lines = self.starts, self.ends, self.lines
         missing = sorted(
-            (c for c in wanted if c not in self.cache),
-            key=lambda c: self.locations[c].start,  # type: ignore[index]
+            (self.positions[c] for c in wanted if c not in self.cache), key=starts.__getitem__
         )
         if missing:
             with Path(self.path).open("rb") as handle:
-                for case_id in missing:
-                    where = self.locations[case_id]
-                    handle.seek(where.start)
-                    raw = handle.read(where.end - where.start)
+                for position in missing:
+                    start, line = int(starts[position]), int(lines[position])
+                    handle.seek(start)
+                    raw = handle.read(int(ends[position]) - start)
                     try:
                         value = orjson.loads(raw)
                     except orjson.JSONDecodeError as error:
                         raise InputError(
-                            f"malformed JSON: {error}", file=self.path, line=where.line
+                            f"malformed JSON: {error}", file=self.path, line=line
                         ) from None
-                    self.cache[case_id] = parse_record(value, Case, file=self.path, line=where.line)
+                    case = parse_record(value, Case, file=self.path, line=line)
+                    self.cache[case.case_id] = case
         out = {}
         for case_id in wanted:
             self.cache.move_to_end(case_id)
@@ -78,45 +92,76 @@ class CaseIndex:
 
 
 def index_cases(path: str | Path, capacity: int = 2_000) -> CaseIndex:
-    """Index a cases file (ids must be unique; errors name file and line)."""
+    """Index a cases file (ids must be unique; errors name file and line).
+
+    The file is read line by line (not whole), so indexing needs memory for the index only.
+    """
     name = str(path)
     try:
-        data = Path(path).read_bytes()
+        handle = Path(path).open("rb")  # noqa: SIM115 - closed below; error first
     except OSError as error:
         raise InputError(f"cannot read file: {error.strerror}", file=name) from None
-    if data.lstrip().startswith(b"["):
-        cases = load_cases(path).items
-        return CaseIndex(name, None, capacity, OrderedDict((c.case_id, c) for c in cases))
-    locations: dict[str, CaseLocation] = {}
-    start = 0
-    for number, raw in enumerate(data.split(b"\n"), start=1):
-        end = start + len(raw)
-        body = raw.strip()
-        if body and not body.startswith(b"//"):
-            try:
-                value = orjson.loads(body)
-            except orjson.JSONDecodeError as error:
-                raise InputError(f"malformed JSON: {error}", file=name, line=number) from None
-            case_id = value.get("case_id") if isinstance(value, dict) else None
-            if not isinstance(case_id, str) or not case_id:
-                # Let the model say exactly what is wrong with the record.
-                parse_record(value, Case, file=name, line=number)
-                raise InputError("case_id must be a non-empty string", file=name, line=number)
-            if case_id in locations:
-                first = locations[case_id].line
-                raise InputError(
-                    f"duplicate case_id {case_id!r} (first on line {first})",
-                    file=name,
-                    line=number,
-                    field="case_id",
-                )
-            locations[case_id] = CaseLocation(start, end, number)
-        start = end + 1
-    if not locations:
+    with handle:
+        head = handle.read(4096).lstrip()
+        if head.startswith(b"["):
+            cases = load_cases(path).items
+            return CaseIndex(
+                name,
+                {c.case_id: i for i, c in enumerate(cases)},
+                None,
+                None,
+                None,
+                capacity,
+                OrderedDict((c.case_id, c) for c in cases),
+                sum(1 for c in cases if not c.answerable),
+            )
+        handle.seek(0)
+        positions: dict[str, int] = {}
+        starts = array("q")
+        ends = array("q")
+        lines = array("q")
+        unanswerable = 0
+        start = 0
+        for number, raw in enumerate(handle, start=1):
+            end = start + len(raw)
+            body = raw.strip()
+            if body and not body.startswith(b"//"):
+                try:
+                    value = orjson.loads(body)
+                except orjson.JSONDecodeError as error:
+                    raise InputError(f"malformed JSON: {error}", file=name, line=number) from None
+                case_id = value.get("case_id") if isinstance(value, dict) else None
+                if not isinstance(case_id, str) or not case_id:
+                    # Let the model say exactly what is wrong with the record.
+                    parse_record(value, Case, file=name, line=number)
+                    raise InputError("case_id must be a non-empty string", file=name, line=number)
+                if case_id in positions:
+                    first = lines[positions[case_id]]
+                    raise InputError(
+                        f"duplicate case_id {case_id!r} (first on line {first})",
+                        file=name,
+                        line=number,
+                        field="case_id",
+                    )
+                positions[case_id] = len(starts)
+                starts.append(start)
+                ends.append(end)
+                lines.append(number)
+                unanswerable += value.get("answerable") is False
+            start = end
+    if not positions:
         raise InputError("file has no records", file=name)
-    return CaseIndex(name, locations, capacity)
+    return CaseIndex(
+        name,
+        positions,
+        np.frombuffer(starts, np.int64),
+        np.frombuffer(ends, np.int64),
+        np.frombuffer(lines, np.int64),
+        capacity,
+        unanswerable=unanswerable,
+    )
 
 
 def known_ids(index: CaseIndex) -> Mapping[str, object]:
     """A mapping view for ``check_known_case`` (membership only)."""
-    return index.locations if index.locations is not None else index.cache
+    return index.positions

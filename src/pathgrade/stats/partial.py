@@ -1,27 +1,51 @@
 """Mergeable partial summaries: partitions are scored apart and their summaries added up.
 
 A :class:`SummaryPartial` holds, for a set of scored runs, what the final summary needs and
-nothing a partition cannot compute alone: per metric the sum and count of defined values,
-defect counts, skipped records, the cases seen, and per case the trial outcomes (for
-``pass@k``). ``merge`` is associative, so any engine, partition order or worker count gives
-the same summary as long as partitions are merged in input order (sums are then added in
-the same order).
+nothing a partition cannot compute alone:
+
+- per metric the sum and count of defined values, defect counts, skipped records;
+- per run, in compact NumPy arrays: the case code (the case's position in the cases file),
+  the trial number and the ``goal_success`` outcome (for ``pass@k`` and ``cases_without_runs``),
+  and the abstention inputs (answered, answerable, judged correct, confidence);
+- the retrieval layer's micro-average numerators and denominators;
+- the tool layer's per-tool confusion counts.
+
+``merge`` is associative, so any engine, partition order or worker count gives the same
+summary as long as partitions are merged in input order (sums are then added in the same
+order, per-run arrays concatenated in input order).
 """
 
 from __future__ import annotations
 
-import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from math import comb
 from typing import Any
 
+import numpy as np
+import numpy.typing as npt
+
 from pathgrade.metrics.tool.confusion import ToolConfusion
-from pathgrade.stats.passk import passk_summary
+
+Int64Array = npt.NDArray[np.int64]
+Int8Array = npt.NDArray[np.int8]
+FloatArray = npt.NDArray[np.float64]
+
+#: Outcome codes in the int8 per-run arrays.
+UNDEFINED, FALSE, TRUE = -1, 0, 1
+
+
+def outcome_codes(values: FloatArray) -> Int8Array:
+    """``nan`` -> -1 (undefined), 0 -> 0, anything else -> 1 (a ``goal_success`` column)."""
+    out = np.where(values != 0, TRUE, FALSE).astype(np.int8)
+    out[np.isnan(values)] = UNDEFINED
+    return out
 
 
 @dataclass
 class SummaryPartial:
-    """Sums and counts of one or more partitions (see module docstring)."""
+    """Sums, counts and compact per-run arrays of one or more partitions (see module
+    docstring)."""
 
     runs: int = 0
     sums: dict[str, float] = field(default_factory=dict)
@@ -29,8 +53,23 @@ class SummaryPartial:
     defects: dict[str, int] = field(default_factory=dict)
     skipped: int = 0
     skipped_reasons: list[str] = field(default_factory=list)
-    cases_seen: set[str] = field(default_factory=set)
-    trials: dict[str, list[tuple[int, bool | None]]] = field(default_factory=dict)
+    # Per run (chunks, concatenated at finalize): case code, trial, goal_success outcome.
+    case_codes: list[Int64Array] = field(default_factory=list)
+    trials: list[Int64Array] = field(default_factory=list)
+    outcomes: list[Int8Array] = field(default_factory=list)
+    # Per run, abstention inputs: answered (0/1), case answerable (0/1), judged correct
+    # (-1 undefined / 0 / 1; -1 when not answered), confidence (nan = none).
+    answered: list[Int8Array] = field(default_factory=list)
+    answerable: list[Int8Array] = field(default_factory=list)
+    correct: list[Int8Array] = field(default_factory=list)
+    confidence: list[FloatArray] = field(default_factory=list)
+    # Retrieval: runs with gold, runs without ``retrieved``; per metric the kind of micro
+    # average ("ratio": numerator / denominator, "sum": numerator, "none": no pooled form)
+    # and [numerator, denominator].
+    retrieval_runs: int = 0
+    retrieval_missing: int = 0
+    retrieval_kinds: dict[str, str] = field(default_factory=dict)
+    retrieval_micro: dict[str, list[float]] = field(default_factory=dict)
     # Tool layer: per tool [tp, fp, fn]; runs it labelled; dangerous tools; their false
     # positives (listed up to MAX_LISTED); calls of tools no schema names.
     tool_counts: dict[str, list[int]] = field(default_factory=dict)
@@ -60,29 +99,51 @@ class SummaryPartial:
         for tool, count in report.get("unknown_tools", {}).items():
             self.unknown_tools[tool] = self.unknown_tools.get(tool, 0) + count
 
-    def add_run(
+    def add_metrics(self, metrics: Mapping[str, FloatArray]) -> None:
+        """Account for the metric columns of a batch of runs (``nan`` = undefined: counted in
+        ``runs``, not summed). ``runs`` is advanced by :meth:`add_runs`."""
+        for name, values in metrics.items():
+            defined = values[~np.isnan(values)]
+            self.counts[name] = self.counts.get(name, 0) + int(defined.size)
+            self.sums[name] = self.sums.get(name, 0.0) + float(defined.sum())
+
+    def add_defects(self, counts: Mapping[str, int]) -> None:
+        """Add defect counts by kind."""
+        for kind, count in counts.items():
+            self.defects[kind] = self.defects.get(kind, 0) + count
+
+    def add_runs(self, case_codes: Int64Array, trials: Int64Array, outcomes: Int8Array) -> None:
+        """Account for a batch of runs: case codes, trial numbers, ``goal_success`` codes."""
+        self.runs += int(case_codes.size)
+        self.case_codes.append(np.asarray(case_codes, np.int64))
+        self.trials.append(np.asarray(trials, np.int64))
+        self.outcomes.append(np.asarray(outcomes, np.int8))
+
+    def add_abstention(
         self,
-        case_id: str,
-        trial: int,
-        metrics: Mapping[str, float | int | bool | None],
-        defect_kinds: Iterable[str],
+        answered: Int8Array,
+        answerable: Int8Array,
+        correct: Int8Array,
+        confidence: FloatArray,
     ) -> None:
-        """Account for one scored run (``None`` metrics are undefined: counted, not summed)."""
-        self.runs += 1
-        for name, value in metrics.items():
-            if name not in self.counts:
-                self.counts[name] = 0
-                self.sums[name] = 0.0
-            if value is None or (isinstance(value, float) and math.isnan(value)):
-                continue
-            self.sums[name] += float(value)
-            self.counts[name] += 1
-        for kind in defect_kinds:
-            self.defects[kind] = self.defects.get(kind, 0) + 1
-        self.cases_seen.add(case_id)
-        success = metrics.get("goal_success")
-        outcome = None if success is None else bool(success)
-        self.trials.setdefault(case_id, []).append((trial, outcome))
+        """Abstention inputs of the same batch of runs as :meth:`add_runs` (see fields)."""
+        self.answered.append(answered)
+        self.answerable.append(answerable)
+        self.correct.append(correct)
+        self.confidence.append(confidence)
+
+    def add_retrieval(
+        self, runs_with_gold: int, missing: int, micro: Mapping[str, tuple[str, float, float]]
+    ) -> None:
+        """Retrieval counts and micro-average parts ``(kind, numerator, denominator)`` of a
+        batch (kinds as in the field comment)."""
+        self.retrieval_runs += runs_with_gold
+        self.retrieval_missing += missing
+        for name, (kind, numerator, denominator) in micro.items():
+            self.retrieval_kinds.setdefault(name, kind)
+            parts = self.retrieval_micro.setdefault(name, [0.0, 0.0])
+            parts[0] += numerator
+            parts[1] += denominator
 
     def add_skipped(self, reason: str) -> None:
         self.skipped += 1
@@ -91,21 +152,8 @@ class SummaryPartial:
 
     def merge(self, other: SummaryPartial) -> SummaryPartial:
         """A new partial equal to ``self`` followed by ``other``."""
-        out = SummaryPartial(
-            runs=self.runs,
-            sums=dict(self.sums),
-            counts=dict(self.counts),
-            defects=dict(self.defects),
-            skipped=self.skipped,
-            skipped_reasons=list(self.skipped_reasons),
-            cases_seen=set(self.cases_seen),
-            trials={k: list(v) for k, v in self.trials.items()},
-            tool_counts={k: list(v) for k, v in self.tool_counts.items()},
-            tool_runs=self.tool_runs,
-            dangerous=set(self.dangerous),
-            dangerous_runs=list(self.dangerous_runs),
-            unknown_tools=dict(self.unknown_tools),
-        )
+        out = SummaryPartial()
+        out.absorb(self)
         out.absorb(other)
         return out
 
@@ -116,29 +164,54 @@ class SummaryPartial:
         out.skipped += other.skipped
         room = self.MAX_REASONS - len(out.skipped_reasons)
         out.skipped_reasons.extend(other.skipped_reasons[: max(room, 0)])
-        out.cases_seen |= other.cases_seen
         for name, count in other.counts.items():
             out.counts[name] = out.counts.get(name, 0) + count
             out.sums[name] = out.sums.get(name, 0.0) + other.sums[name]
         for kind, count in other.defects.items():
             out.defects[kind] = out.defects.get(kind, 0) + count
-        for case_id, outcomes in other.trials.items():
-            out.trials.setdefault(case_id, []).extend(outcomes)
+        out.case_codes.extend(other.case_codes)
+        out.trials.extend(other.trials)
+        out.outcomes.extend(other.outcomes)
+        out.answered.extend(other.answered)
+        out.answerable.extend(other.answerable)
+        out.correct.extend(other.correct)
+        out.confidence.extend(other.confidence)
+        out.retrieval_runs += other.retrieval_runs
+        out.retrieval_missing += other.retrieval_missing
+        for name, kind in other.retrieval_kinds.items():
+            out.retrieval_kinds.setdefault(name, kind)
+            parts = out.retrieval_micro.setdefault(name, [0.0, 0.0])
+            parts[0] += other.retrieval_micro[name][0]
+            parts[1] += other.retrieval_micro[name][1]
         out.tool_runs += other.tool_runs
         for tool, counts in other.tool_counts.items():
-            mine = out.tool_counts.setdefault(tool, [0, 0, 0])
+            mine_counts = out.tool_counts.setdefault(tool, [0, 0, 0])
             for k in range(3):
-                mine[k] += counts[k]
+                mine_counts[k] += counts[k]
         out.dangerous |= other.dangerous
         room = self.MAX_LISTED - len(out.dangerous_runs)
         out.dangerous_runs.extend(other.dangerous_runs[: max(room, 0)])
         for tool, count in other.unknown_tools.items():
             out.unknown_tools[tool] = out.unknown_tools.get(tool, 0) + count
+        out.compact()
 
-    def finalize(self, case_ids: Iterable[str] = ()) -> dict[str, Any]:
+    def compact(self, every: int = 64) -> None:
+        """Concatenate the per-run chunks once there are ``every`` of them (fewer objects)."""
+        if len(self.case_codes) >= every:
+            self.case_codes = [_cat(self.case_codes, np.int64)]
+            self.trials = [_cat(self.trials, np.int64)]
+            self.outcomes = [_cat(self.outcomes, np.int8)]
+        if len(self.answered) >= every:
+            self.answered = [_cat(self.answered, np.int8)]
+            self.answerable = [_cat(self.answerable, np.int8)]
+            self.correct = [_cat(self.correct, np.int8)]
+            self.confidence = [_cat(self.confidence, np.float64)]
+
+    def finalize(self, n_cases: int = 0) -> dict[str, Any]:
         """The summary: metric means over defined values, ``runs``, ``undefined``,
-        ``defects``, ``cases_without_runs`` (of ``case_ids``), ``skipped``, and ``pass@k`` /
-        ``pass^k`` / ``trials`` when some case has several trial numbers."""
+        ``defects``, ``cases_without_runs`` (``n_cases`` minus the distinct case codes seen),
+        ``skipped``, and ``pass@k`` / ``pass^k`` / ``trials`` when some case has several trial
+        numbers."""
         summary: dict[str, Any] = {}
         undefined: dict[str, int] = {}
         for name, count in self.counts.items():
@@ -148,13 +221,45 @@ class SummaryPartial:
         summary["runs"] = self.runs
         summary["undefined"] = undefined
         summary["defects"] = dict(sorted(self.defects.items()))
-        summary["cases_without_runs"] = sum(1 for c in case_ids if c not in self.cases_seen)
+        codes = _cat(self.case_codes, np.int64)
+        summary["cases_without_runs"] = n_cases - int(np.unique(codes).size)
         if self.skipped:
             summary["skipped"] = {"count": self.skipped, "reasons": list(self.skipped_reasons)}
-        summary.update(self._passk())
+        summary.update(
+            passk_from_codes(codes, _cat(self.trials, np.int64), _cat(self.outcomes, np.int8))
+        )
         if self.tool_counts:
             summary["tools"] = self._tools()
+        if self.retrieval_kinds:
+            summary["retrieval"] = self._retrieval()
         return summary
+
+    def abstention_inputs(self) -> tuple[Int8Array, Int8Array, Int8Array, FloatArray]:
+        """The per-run abstention arrays, concatenated in input order."""
+        return (
+            _cat(self.answered, np.int8),
+            _cat(self.answerable, np.int8),
+            _cat(self.correct, np.int8),
+            _cat(self.confidence, np.float64),
+        )
+
+    def _retrieval(self) -> dict[str, Any]:
+        """As the in-memory summary: micro = sum of numerators / sum of denominators (None
+        when the denominator is 0), or the sum for count metrics."""
+        micro: dict[str, float | None] = {}
+        for name, kind in self.retrieval_kinds.items():
+            numerator, denominator = self.retrieval_micro[name]
+            if kind == "sum":
+                micro[name] = numerator
+            elif kind == "ratio" and denominator > 0:
+                micro[name] = numerator / denominator
+            else:
+                micro[name] = None
+        return {
+            "runs_with_gold": self.retrieval_runs,
+            "runs_without_retrieved": self.retrieval_missing,
+            "micro": micro,
+        }
 
     def _tools(self) -> dict[str, Any]:
         """Per-tool confusion over all partitions. A partition reports only the tools it saw,
@@ -180,12 +285,65 @@ class SummaryPartial:
             "unknown_tools": dict(self.unknown_tools),
         }
 
-    def _passk(self) -> dict[str, Any]:
-        if not self.trials or max(len({t for t, _ in v}) for v in self.trials.values()) < 2:
-            return {}
-        if any(len({t for t, _ in v}) != len(v) for v in self.trials.values()):
-            return {"not_computed": {"pass@k": "some (case_id, trial) pairs have several runs"}}
-        case_ids = [c for c, outcomes in self.trials.items() for _ in outcomes]
-        trials = [t for outcomes in self.trials.values() for t, _ in outcomes]
-        success = [o for outcomes in self.trials.values() for _, o in outcomes]
-        return passk_summary(case_ids, trials, success)
+
+def _cat(chunks: list[Any], dtype: Any) -> Any:
+    if not chunks:
+        return np.zeros(0, dtype)
+    return chunks[0] if len(chunks) == 1 else np.concatenate(chunks)
+
+
+def passk_from_codes(codes: Int64Array, trials: Int64Array, outcomes: Int8Array) -> dict[str, Any]:
+    """:func:`pathgrade.stats.passk.passk_summary` over integer case codes, with the same
+    values: cases in order of first appearance, each case's estimate summed left to right.
+
+    Empty when no case has two trial numbers; ``not_computed`` when a ``(case, trial)`` pair
+    has several runs.
+    """
+    if codes.size == 0 or not trials.any():
+        return {}
+    order = np.lexsort((trials, codes))
+    sorted_codes, sorted_trials = codes[order], trials[order]
+    same_case = sorted_codes[1:] == sorted_codes[:-1]
+    repeated = same_case & (sorted_trials[1:] == sorted_trials[:-1])
+    case_starts = np.flatnonzero(np.concatenate(([True], ~same_case)))
+    distinct = np.concatenate(([True], ~repeated)).astype(np.int64)
+    per_case_distinct = np.add.reduceat(distinct, case_starts)
+    if per_case_distinct.max() < 2:
+        return {}
+    if repeated.any():
+        return {"not_computed": {"pass@k": "some (case_id, trial) pairs have several runs"}}
+    unique_codes, first, inverse = np.unique(codes, return_index=True, return_inverse=True)
+    n_runs = np.bincount(inverse, minlength=unique_codes.size)
+    defined_mask = outcomes != UNDEFINED
+    n_defined = np.bincount(inverse[defined_mask], minlength=unique_codes.size)
+    successes = np.bincount(inverse[outcomes == TRUE], minlength=unique_codes.size)
+    appearance = np.argsort(first, kind="stable")
+    n_list = n_defined[appearance].tolist()
+    c_list = successes[appearance].tolist()
+    defined = [(n, c) for n, c in zip(n_list, c_list, strict=True) if n > 0]
+    sizes = [n for n, _ in defined]
+    k_max = min(sizes) if sizes else 0
+    at_k: dict[str, float] = {}
+    hat_k: dict[str, float] = {}
+    for k in range(1, k_max + 1):
+        at: dict[tuple[int, int], float] = {}
+        hat: dict[tuple[int, int], float] = {}
+        for pair in set(defined):
+            n, c = pair
+            at[pair] = 1.0 - comb(n - c, k) / comb(n, k)
+            hat[pair] = comb(c, k) / comb(n, k)
+        at_k[str(k)] = sum(at[p] for p in defined) / len(defined)
+        hat_k[str(k)] = sum(hat[p] for p in defined) / len(defined)
+    undefined_runs = int(n_runs.sum() - n_defined.sum())
+    return {
+        "pass@k": at_k,
+        "pass^k": hat_k,
+        "trials": {
+            "cases": len(defined),
+            "runs": sum(sizes),
+            "min": k_max,
+            "max": max(sizes) if sizes else 0,
+            "undefined_runs": undefined_runs,
+            "undefined_cases": int(unique_codes.size) - len(defined),
+        },
+    }

@@ -1,0 +1,77 @@
+"""Result records (JSONL) straight from a :class:`~pathgrade.core.results.ScoreResult`'s
+columns, without a :class:`~pathgrade.core.results.RunResult` per run.
+
+The bytes are those of ``orjson.dumps(result[i].to_dict())`` (what ``pathgrade score --out``
+writes), one line per run: metric columns are converted to JSON values once per column (as
+:func:`~pathgrade.core.results.json_value` does), and alignment steps are serialised by
+orjson as dataclasses (their fields are the keys of ``AlignedStep.to_dict``, in order).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+import numpy as np
+import orjson
+
+from pathgrade.core.results import FloatArray, MetricKind, ScoreResult
+
+
+def json_column(values: FloatArray, kind: MetricKind) -> list[Any]:
+    """``[json_value(v, kind) for v in values]``, a column at a time."""
+    column = values
+    if kind == "count":
+        defined = ~np.isnan(values)
+        ints = np.zeros(values.shape, np.int64)
+        ints[defined] = values[defined]
+        column = ints  # type: ignore[assignment]
+    out: list[Any] = column.tolist()
+    undefined = np.flatnonzero(np.isnan(values)).tolist()
+    if kind == "bool":
+        out = [v != 0.0 for v in out]
+    for position in undefined:
+        out[position] = None
+    return out
+
+
+def write_records(result: ScoreResult, defects: Counter[str]) -> bytes:
+    """The JSONL records of ``result`` (each line ending in a newline); the kinds of the
+    defects written are counted into ``defects``."""
+    names = list(result.metrics)
+    columns = [json_column(result.metrics[n], result.kinds[n]) for n in names]
+    references = [None if i < 0 else i for i in result.reference_index.tolist()]
+    dumps, details, usage = orjson.dumps, result.details, result.usage
+    lines: list[bytes] = []
+    append = lines.append
+    for i, (case_id, run_id, trial, group, reference, values) in enumerate(
+        zip(
+            result.case_ids,
+            result.run_ids,
+            result.trials,
+            result.groups,
+            references,
+            zip(*columns, strict=True) if columns else [()] * len(result),
+            strict=True,
+        )
+    ):
+        run_defects, alignment = details(i)
+        defects.update(d.kind for d in run_defects)
+        append(
+            dumps(
+                {
+                    "schema_version": 1,
+                    "case_id": case_id,
+                    "run_id": run_id,
+                    "trial": trial,
+                    "group": group,
+                    "reference_index": reference,
+                    "metrics": dict(zip(names, values, strict=True)),
+                    "defects": [d.to_dict() for d in run_defects],
+                    "alignment": alignment,
+                    "usage": dict(usage(i)),
+                }
+            )
+        )
+    append(b"")
+    return b"\n".join(lines)
