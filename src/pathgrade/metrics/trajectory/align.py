@@ -18,6 +18,7 @@ agent counterpart: missing).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -49,87 +50,118 @@ class Alignment:
     full_pairs: IntArray
 
 
+# The move into each DP cell: a pair, a deletion, an insertion (2 or 3), or the start.
+_PAIR, _DELETE, _START = 0, 1, 4
+_OP_OF_MOVE = np.array([OP_PAIR, OP_DELETE, OP_INSERT, OP_INSERT, OP_NONE], dtype=np.int64)
+
+CostArray = npt.NDArray[np.signedinteger[Any]]
+
+
+def _cost_dtype(width_r: int, width_a: int, unit: int) -> type[np.signedinteger[Any]]:
+    """The smallest integer type that holds every cost and intermediate of the DP."""
+    bound = (width_r + width_a + 2) * unit
+    if bound < np.iinfo(np.int16).max:
+        return np.int16
+    if bound < np.iinfo(np.int32).max:
+        return np.int32
+    return np.int64
+
+
+def _dp(
+    tool_eq: BoolArray, full_eq: BoolArray, unit: int, dtype: type[np.signedinteger[Any]]
+) -> tuple[npt.NDArray[np.int8], CostArray, CostArray]:
+    """The DP over the whole batch: ``(move, cost, pair_cost)``, each ``(R + 1, A + 1, B)``.
+
+    ``cost[i, j]`` is the cheapest script aligning the first ``i`` reference and ``j`` agent
+    steps. The move into a cell is an insertion when that is no dearer than the rest, else a
+    deletion when no dearer than the pair (insertions are coded 2 + deletion bit).
+    ``pair_cost[i, j]`` is the cost of pairing steps ``i - 1`` and ``j - 1``.
+    """
+    batch, width_r, width_a = tool_eq.shape
+    shape = (width_r + 1, width_a + 1, batch)
+    # pair cost = unit - (unit - 1) * tool - full (a full match implies a tool match: 0)
+    saving = tool_eq.astype(dtype)
+    saving *= dtype(unit - 1)
+    saving += full_eq
+    pair_cost = np.zeros(shape, dtype=dtype)
+    np.subtract(dtype(unit), saving.transpose(1, 2, 0), out=pair_cost[1:, 1:])
+    ramp = (np.arange(width_a + 1) * unit).astype(dtype)[:, None]
+    cost = np.empty(shape, dtype=dtype)
+    move = np.empty(shape, dtype=np.int8)
+    cost[0] = ramp
+    move[0] = 2  # insertions only
+    move[:, 0] = _DELETE
+    move[0, 0] = _START
+    deletion = np.empty((width_a, batch), dtype=dtype)
+    is_delete = np.empty((width_a, batch), dtype=np.bool_)
+    is_insert = np.empty((width_a, batch), dtype=np.bool_)
+    for i in range(1, width_r + 1):
+        prev, row = cost[i - 1], cost[i]
+        np.add(prev[1:], dtype(unit), out=deletion)
+        best_dd = prev[:-1] + pair_cost[i, 1:]
+        np.less_equal(deletion, best_dd, out=is_delete)
+        np.minimum(best_dd, deletion, out=best_dd)
+        # row[j] = min(row[j - 1] + unit, best_dd[j - 1]): row - ramp is a running minimum.
+        best_dd -= ramp[1:]
+        row[0] = i * unit
+        for j in range(1, width_a + 1):
+            np.minimum(row[j - 1], best_dd[j - 1], out=row[j])
+        row += ramp
+        np.add(row[:-1], dtype(unit), out=deletion)  # now: cost by insertion
+        np.equal(row[1:], deletion, out=is_insert)
+        moves = move[i, 1:]
+        np.add(is_delete.view(np.int8), is_insert.view(np.int8), out=moves)
+        moves += is_insert.view(np.int8)
+    return move, cost, pair_cost
+
+
 def align(
     tool_eq: BoolArray, full_eq: BoolArray, ref_len: IntArray, agent_len: IntArray
 ) -> Alignment:
     """Align every pair of the batch (see module docstring)."""
     batch, width_r, width_a = tool_eq.shape
     unit = width_r + width_a + 1  # one tool edit outweighs any number of argument mismatches
-    # Batch axis last: every DP cell is one contiguous vector over the batch.
-    tool_t = np.ascontiguousarray(tool_eq.transpose(1, 2, 0))
-    full_t = np.ascontiguousarray(full_eq.transpose(1, 2, 0))
-    pair_cost = np.where(tool_t, np.int32(1), np.int32(unit))
-    pair_cost -= full_t  # a full match implies a tool match: 1 - 1 = 0
-    cost = np.empty((width_r + 1, width_a + 1, batch), dtype=np.int32)
-    choice = np.empty((width_r + 1, width_a + 1, batch), dtype=np.int8)
-    cost[0, :, :] = (np.arange(width_a + 1, dtype=np.int32) * unit)[:, None]
-    cost[:, 0, :] = (np.arange(width_r + 1, dtype=np.int32) * unit)[:, None]
-    choice[0, :, :] = 4
-    choice[:, 0, :] = 2
-    # choice bits: 4 = insertion; else 2 = deletion; else 0 = pair (decoded below).
-    take_insert = np.empty(batch, dtype=np.bool_)
-    insert_bit = np.empty(batch, dtype=np.int8)
-    for i in range(1, width_r + 1):
-        prev_row = cost[i - 1]
-        row = cost[i]
-        deletion = prev_row[1:] + unit
-        best_dd = prev_row[:-1] + pair_cost[i - 1]
-        op_dd = np.left_shift((deletion <= best_dd).view(np.int8), 1)
-        np.minimum(deletion, best_dd, out=best_dd)
-        choice_row = choice[i]
-        for j in range(1, width_a + 1):
-            insertion = row[j - 1] + unit
-            candidate = best_dd[j - 1]
-            np.less_equal(insertion, candidate, out=take_insert)
-            np.minimum(insertion, candidate, out=row[j])
-            np.left_shift(take_insert.view(np.int8), 2, out=insert_bit)
-            np.bitwise_or(op_dd[j - 1], insert_bit, out=choice_row[j])
+    move, cost, pair_cost = _dp(tool_eq, full_eq, unit, _cost_dtype(width_r, width_a, unit))
+    # Walk back from (R, A) on flat cell indices; a move's step depends only on its code.
     rows = np.arange(batch)
-    total = cost[ref_len, agent_len, rows].astype(np.int64)
-    distance = total // unit
-
-    length = width_r + width_a
-    ops = np.full((batch, length), OP_NONE, dtype=np.int64)
-    ref_pos = np.full((batch, length), -1, dtype=np.int64)
-    agent_pos = np.full((batch, length), -1, dtype=np.int64)
-    full_op = np.zeros((batch, length), dtype=np.bool_)
-    at_ref, at_agent = ref_len.copy(), agent_len.copy()
-    tool_pairs = np.zeros(batch, dtype=np.int64)
-    full_pairs = np.zeros(batch, dtype=np.int64)
-    for k in range(length - 1, -1, -1):
-        active = (at_ref > 0) | (at_agent > 0)
-        if not active.any():
-            break
-        bits = choice[at_ref, at_agent, rows]
-        op = np.where(
-            active,
-            np.where(bits & 4, OP_INSERT, np.where(bits & 2, OP_DELETE, OP_PAIR)),
-            OP_NONE,
-        )
-        is_pair = op == OP_PAIR
-        is_insert = op == OP_INSERT
-        is_delete = op == OP_DELETE
-        ri, aj = np.maximum(at_ref - 1, 0), np.maximum(at_agent - 1, 0)
-        tool_pairs += is_pair & tool_eq[rows, ri, aj]
-        is_full = is_pair & full_eq[rows, ri, aj]
-        full_pairs += is_full
-        full_op[:, k] = is_full
-        ops[:, k] = op
-        ref_pos[:, k] = np.where(is_pair | is_delete, at_ref - 1, -1)
-        agent_pos[:, k] = np.where(is_pair | is_insert, at_agent - 1, -1)
-        at_ref = at_ref - (is_pair | is_delete)
-        at_agent = at_agent - (is_pair | is_insert)
-    n_ops = (ops != OP_NONE).sum(axis=1)
-    # Left-align the ops of each pair (they were written right-aligned).
-    shift = length - n_ops
-    index = (np.arange(length)[None, :] + shift[:, None]) % length
+    cell = batch * (ref_len * (width_a + 1) + agent_len) + rows
+    distance = cost.reshape(-1).take(cell).astype(np.int64) // unit
+    back = np.array([width_a + 2, width_a + 1, 1, 1, 0], dtype=np.int64) * batch
+    steps = int((ref_len + agent_len).max(initial=0))
+    flat_move = move.reshape(-1)
+    cells = np.empty((steps + 1, batch), dtype=np.int64)  # cells[t]: before move t from the end
+    moves = np.empty((steps + 1, batch), dtype=np.int8)
+    cells[steps] = rows
+    moves[steps] = _START
+    for t in range(steps):
+        cells[t] = cell
+        step = moves[t]
+        flat_move.take(cell, out=step)
+        cell -= back.take(step)
+    n_ops = (moves[:steps] != _START).sum(axis=0)
+    # Left-align: op k of pair b is move n_ops[b] - 1 - k from the end (row -1: none).
+    from_end = n_ops[:, None] - 1 - np.arange(width_r + width_a)
+    np.maximum(from_end, -1, out=from_end)  # -1: the last row, a start
+    index = from_end * batch
+    index += rows[:, None]
+    cell_k = cells.reshape(-1).take(index)
+    move_k = moves.reshape(-1).take(index)
+    at_agent = (cell_k - rows[:, None]) // batch
+    at_ref = at_agent // (width_a + 1)
+    at_agent -= at_ref * (width_a + 1)
+    is_pair = move_k == _PAIR
+    takes_ref = move_k <= _DELETE
+    takes_agent = is_pair | (move_k == 2) | (move_k == 3)
+    paid = pair_cost.reshape(-1).take(cell_k)
+    tool_op = is_pair & (paid <= 1)
+    full_op = is_pair & ((paid == 0) | (paid == unit - 1))
     return Alignment(
-        ops=np.take_along_axis(ops, index, axis=1),
-        ref_pos=np.take_along_axis(ref_pos, index, axis=1),
-        agent_pos=np.take_along_axis(agent_pos, index, axis=1),
-        full_op=np.take_along_axis(full_op, index, axis=1),
+        ops=_OP_OF_MOVE.take(move_k),
+        ref_pos=np.where(takes_ref, at_ref - 1, -1),
+        agent_pos=np.where(takes_agent, at_agent - 1, -1),
+        full_op=full_op,
         n_ops=n_ops,
         distance=distance,
-        tool_pairs=tool_pairs,
-        full_pairs=full_pairs,
+        tool_pairs=tool_op.sum(axis=1),
+        full_pairs=full_op.sum(axis=1),
     )
