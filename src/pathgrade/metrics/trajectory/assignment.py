@@ -12,12 +12,40 @@ left to a greedy first fit.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import numpy.typing as npt
 from scipy.optimize import linear_sum_assignment
 
 IntArray = npt.NDArray[np.int64]
 BoolArray = npt.NDArray[np.bool_]
+
+
+WORD_BITS = 64  # widest reference that fits one machine word of bits
+
+
+def pack_columns(eq: BoolArray, agent_len: IntArray) -> npt.NDArray[np.unsignedinteger[Any]]:
+    """``eq`` as ``(A, B)`` words: bit ``i`` of ``[j, b]`` is ``eq[b, i, j]`` for ``j < A_b``.
+
+    Needs ``R <= WORD_BITS``; the word is the smallest unsigned type that holds ``R`` bits.
+    """
+    batch, width_r, width_a = eq.shape
+    word = np.dtype(f"u{1 << max(0, (width_r - 1).bit_length() - 3)}").type
+    flags = eq.view(np.uint8)
+    words = np.zeros((batch, width_a), dtype=word)
+    bits = np.empty((batch, width_a), dtype=word)
+    for i in range(width_r):
+        np.left_shift(flags[:, i, :], word(i), out=bits, dtype=word)
+        words |= bits
+    words *= np.arange(width_a)[None, :] < agent_len[:, None]
+    return np.ascontiguousarray(words.T)
+
+
+def bit_index(words: npt.NDArray[np.unsignedinteger[Any]]) -> IntArray:
+    """Index of the set bit of words with at most one bit set; -1 for 0."""
+    _, exponent = np.frexp(words.astype(np.float64))
+    return exponent.astype(np.int64) - 1
 
 
 def first_fit_matching(eq: BoolArray, agent_len: IntArray) -> tuple[IntArray, IntArray]:
@@ -27,6 +55,26 @@ def first_fit_matching(eq: BoolArray, agent_len: IntArray) -> tuple[IntArray, In
     matched to agent step ``j`` (or -1), ``ref_partner[b, i]`` the agent index matched to
     reference step ``i`` (or -1). Optimal when ``eq`` is an equivalence relation.
     """
+    batch, width_r, width_a = eq.shape
+    if width_r > WORD_BITS:
+        return _first_fit_by_rows(eq, agent_len)
+    # Reference steps as bits: each agent step takes the lowest free bit it matches.
+    columns = pack_columns(eq, agent_len)
+    free = np.full(batch, ~columns.dtype.type(0), dtype=columns.dtype)
+    for candidates in columns:
+        candidates &= free
+        candidates &= ~candidates + columns.dtype.type(1)  # lowest set bit
+        free ^= candidates
+    agent_partner = np.ascontiguousarray(bit_index(columns).T)
+    ref_partner = np.full(batch * width_r + 1, -1, dtype=np.int64)
+    target = np.arange(batch)[:, None] * width_r + agent_partner
+    target[agent_partner < 0] = batch * width_r  # a spare slot for the unmatched
+    ref_partner[target] = np.arange(width_a)
+    return agent_partner, ref_partner[:-1].reshape(batch, width_r)
+
+
+def _first_fit_by_rows(eq: BoolArray, agent_len: IntArray) -> tuple[IntArray, IntArray]:
+    """:func:`first_fit_matching` for any width, one agent column at a time."""
     batch, width_r, width_a = eq.shape
     rows = np.arange(batch)
     used = np.zeros((batch, width_r), dtype=np.bool_)

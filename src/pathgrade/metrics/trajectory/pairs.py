@@ -169,18 +169,32 @@ def score_pairs(
     agent_valid = agent_cols[None, :] < agent_len[:, None]
     extra = agent_valid & (agent_partner < 0)
     ident = batch.agent_ident
-    earlier = agent_cols[None, :] < agent_cols[:, None]  # [j, j']: j' before j
-    same = ident[:, :, None] == ident[:, None, :]
     # Two identical calls are a repetition unless the earlier one failed (then the later is a
     # retry); whichever of the two is the extra step is the wasted one.
-    repeats_earlier = (same & earlier[None, :, :] & ~agent_error[:, None, :]).any(axis=2)
-    repeated_later = (same & earlier.T[None, :, :]).any(axis=2) & ~agent_error
-    repeated = repeats_earlier | repeated_later
+    repeats_earlier = np.zeros((n_pairs, width_a), dtype=np.bool_)  # a sound earlier twin
+    twin_later = np.zeros((n_pairs, width_a), dtype=np.bool_)  # any later twin
+    for gap in range(1, width_a):  # steps j and j + gap
+        same = ident[:, gap:] == ident[:, :-gap]
+        twin_later[:, :-gap] |= same
+        same &= ~agent_error[:, :-gap]
+        repeats_earlier[:, gap:] |= same
+    repeated = repeats_earlier | (twin_later & ~agent_error)
     status = np.full((n_pairs, width_a), STEP_MATCHED, dtype=np.int64)
     status[extra] = STEP_EXTRA
     status[extra & repeated] = STEP_WASTED
     status[extra & agent_write] = STEP_UNEXPECTED_WRITE
-    premature = _premature(extra, same, agent_partner, ref_partner, order, predecessors, ref_len)
+    premature = np.zeros_like(extra)
+    candidates = np.flatnonzero((extra & twin_later).any(axis=1) & (order != ORDER_NONE))
+    if candidates.size:
+        premature[candidates] = _premature(
+            extra[candidates],
+            ident[candidates],
+            agent_partner[candidates],
+            ref_partner[candidates],
+            order[candidates],
+            [predecessors[int(b)] for b in candidates],
+            ref_len[candidates],
+        )
     out_of_order |= premature.any(axis=1)
     ref_valid = np.arange(width_r)[None, :] < ref_len[:, None]
     return PairScores(
@@ -204,7 +218,7 @@ def score_pairs(
 
 def _premature(
     extra: BoolArray,
-    same: BoolArray,
+    ident: IntArray,
     agent_partner: IntArray,
     ref_partner: IntArray,
     order: IntArray,
@@ -221,6 +235,7 @@ def _premature(
     width_r = ref_partner.shape[1]
     cols = np.arange(width_a)
     later = cols[None, :] > cols[:, None]  # [j, j']: j' after j
+    same = ident[:, :, None] == ident[:, None, :]
     matched_twin = same & later[None, :, :] & (agent_partner[:, None, :] >= 0)
     has_twin = matched_twin.any(axis=2) & extra & (order != ORDER_NONE)[:, None]
     if not has_twin.any():
