@@ -56,7 +56,7 @@ class StepEncoder:
     def __init__(self, matchers: MatcherSet) -> None:
         self.matchers = matchers
         self.tool_codes: dict[str, int] = {}
-        self._calls: dict[tuple[str, str], int] = {}
+        self._calls: dict[tuple[str, bytes], int] = {}
         self._call_table: list[tuple[int, int, int, bool]] = []
         self._interned: dict[Hashable, int] = {}
 
@@ -73,14 +73,17 @@ class StepEncoder:
         return code
 
     @staticmethod
-    def _raw(arguments: Any) -> str:
+    def _raw(arguments: Any) -> bytes:
+        """The arguments as sorted-key JSON (``repr`` when they are not plain JSON)."""
         try:
-            return orjson.dumps(arguments, option=orjson.OPT_SORT_KEYS).decode()
+            return orjson.dumps(arguments, option=orjson.OPT_SORT_KEYS)
         except TypeError:  # not plain JSON (e.g. non-string keys): a stable text instead
-            return repr(arguments)
+            return repr(arguments).encode()
 
-    def _encode_call(self, tool: str, arguments: Any, raw: str) -> int:
+    def _encode_call(self, tool: str, arguments: Any) -> int:
         """The code of a distinct ``(tool, arguments)``; its properties are in the call table."""
+        # A compact copy: orjson's bytes objects carry a 4 KiB buffer each.
+        raw = bytes(memoryview(self._raw(arguments)))
         cached = self._calls.get((tool, raw))
         if cached is not None:
             return cached
@@ -101,24 +104,23 @@ class StepEncoder:
 
     def encode(self, paths: Sequence[Sequence[Step]]) -> EncodedPaths:
         """Code every step of ``paths`` (a list of step sequences)."""
-        lengths = np.fromiter((len(p) for p in paths), dtype=np.int64, count=len(paths))
+        lengths = np.fromiter(map(len, paths), dtype=np.int64, count=len(paths))
         offsets = np.zeros(len(paths) + 1, dtype=np.int64)
         np.cumsum(lengths, out=offsets[1:])
         flat = tuple(chain.from_iterable(paths))
         # One pass over the step objects (scattered in memory: touching them is the cost).
         fields = list(map(_STEP_FIELDS, flat))
-        try:  # the hot path: one serialisation and one dictionary look-up per step
-            # (decoded to str: orjson's bytes objects carry a 4 KiB buffer each)
-            dumps, option = orjson.dumps, orjson.OPT_SORT_KEYS
-            keys = [(f[0], dumps(f[1], option=option).decode()) for f in fields]
-        except TypeError:
-            keys = [(f[0], self._raw(f[1])) for f in fields]
         get = self._calls.get
-        codes = [get(key, -1) for key in keys]
-        for index, code in enumerate(codes):
-            if code < 0:  # first time this call is seen
-                tool, args = fields[index][0], fields[index][1]
-                codes[index] = self._encode_call(tool, args, keys[index][1])
+        try:  # the hot path: one serialisation and one dictionary look-up per step; the
+            # serialised arguments live only for the look-up (each holds a 4 KiB buffer)
+            dumps, option = orjson.dumps, orjson.OPT_SORT_KEYS
+            codes = [get((f[0], dumps(f[1], option=option)), -1) for f in fields]
+        except TypeError:
+            raw = self._raw
+            codes = [get((f[0], raw(f[1])), -1) for f in fields]
+        if codes.count(-1):  # calls seen for the first time
+            for index in np.flatnonzero(np.array(codes) < 0).tolist():
+                codes[index] = self._encode_call(fields[index][0], fields[index][1])
         n = len(fields)
         errors = list(map(_ERROR, fields))
         if errors.count(None) == n:
