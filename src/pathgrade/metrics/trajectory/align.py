@@ -50,11 +50,13 @@ class Alignment:
     full_pairs: IntArray
 
 
-# The move into each DP cell: a pair, a deletion, an insertion (2 or 3), or the start.
-_PAIR, _DELETE, _START = 0, 1, 4
-_OP_OF_MOVE = np.array([OP_PAIR, OP_DELETE, OP_INSERT, OP_INSERT, OP_NONE], dtype=np.int64)
+# The move into each DP cell, as a code: a pair is ``tool + 2 * full`` (0-3), a deletion has
+# bit 4, an insertion bit 8 (it wins over a deletion), and the start cell is _START.
+_DELETE_BIT, _INSERT_BIT, _START = 4, 8, 16
+_CODES = 32  # codes per cell in the look-up tables of a traced move
 
 CostArray = npt.NDArray[np.signedinteger[Any]]
+CodeArray = npt.NDArray[np.int8]
 
 
 def _cost_dtype(width_r: int, width_a: int, unit: int) -> type[np.signedinteger[Any]]:
@@ -69,37 +71,38 @@ def _cost_dtype(width_r: int, width_a: int, unit: int) -> type[np.signedinteger[
 
 def _dp(
     tool_eq: BoolArray, full_eq: BoolArray, unit: int, dtype: type[np.signedinteger[Any]]
-) -> tuple[npt.NDArray[np.int8], CostArray, CostArray]:
-    """The DP over the whole batch: ``(move, cost, pair_cost)``, each ``(R + 1, A + 1, B)``.
+) -> tuple[CodeArray, CostArray]:
+    """The DP over the whole batch: ``(move, cost)``, each ``(R + 1, A + 1, B)``.
 
     ``cost[i, j]`` is the cheapest script aligning the first ``i`` reference and ``j`` agent
     steps. The move into a cell is an insertion when that is no dearer than the rest, else a
-    deletion when no dearer than the pair (insertions are coded 2 + deletion bit).
-    ``pair_cost[i, j]`` is the cost of pairing steps ``i - 1`` and ``j - 1``.
+    deletion when no dearer than the pair.
     """
     batch, width_r, width_a = tool_eq.shape
     shape = (width_r + 1, width_a + 1, batch)
+    kind = np.add(tool_eq.view(np.int8), full_eq.view(np.int8) * np.int8(2))
     # pair cost = unit - (unit - 1) * tool - full (a full match implies a tool match: 0)
     saving = tool_eq.astype(dtype)
     saving *= dtype(unit - 1)
     saving += full_eq
-    pair_cost = np.zeros(shape, dtype=dtype)
-    np.subtract(dtype(unit), saving.transpose(1, 2, 0), out=pair_cost[1:, 1:])
+    pair_cost = np.empty((width_r, width_a, batch), dtype=dtype)
+    np.subtract(dtype(unit), saving.transpose(1, 2, 0), out=pair_cost)
     ramp = (np.arange(width_a + 1) * unit).astype(dtype)[:, None]
     cost = np.empty(shape, dtype=dtype)
     move = np.empty(shape, dtype=np.int8)
-    cost[0] = ramp
-    move[0] = 2  # insertions only
-    move[:, 0] = _DELETE
+    move[0] = _INSERT_BIT
+    move[:, 0] = _DELETE_BIT
     move[0, 0] = _START
+    move[1:, 1:] = kind.transpose(1, 2, 0)
+    cost[0] = ramp
     deletion = np.empty((width_a, batch), dtype=dtype)
-    is_delete = np.empty((width_a, batch), dtype=np.bool_)
-    is_insert = np.empty((width_a, batch), dtype=np.bool_)
+    flag = np.empty((width_a, batch), dtype=np.bool_)
     for i in range(1, width_r + 1):
-        prev, row = cost[i - 1], cost[i]
+        prev, row, moves = cost[i - 1], cost[i], move[i, 1:]
         np.add(prev[1:], dtype(unit), out=deletion)
-        best_dd = prev[:-1] + pair_cost[i, 1:]
-        np.less_equal(deletion, best_dd, out=is_delete)
+        best_dd = prev[:-1] + pair_cost[i - 1]
+        np.less_equal(deletion, best_dd, out=flag)
+        np.copyto(moves, np.int8(_DELETE_BIT), where=flag)
         np.minimum(best_dd, deletion, out=best_dd)
         # row[j] = min(row[j - 1] + unit, best_dd[j - 1]): row - ramp is a running minimum.
         best_dd -= ramp[1:]
@@ -108,11 +111,24 @@ def _dp(
             np.minimum(row[j - 1], best_dd[j - 1], out=row[j])
         row += ramp
         np.add(row[:-1], dtype(unit), out=deletion)  # now: cost by insertion
-        np.equal(row[1:], deletion, out=is_insert)
-        moves = move[i, 1:]
-        np.add(is_delete.view(np.int8), is_insert.view(np.int8), out=moves)
-        moves += is_insert.view(np.int8)
-    return move, cost, pair_cost
+        np.equal(row[1:], deletion, out=flag)
+        np.copyto(moves, np.int8(_INSERT_BIT), where=flag)
+    return move, cost
+
+
+def _move_tables(width_r: int, width_a: int) -> tuple[IntArray, IntArray, IntArray, BoolArray]:
+    """``(op, ref_pos, agent_pos, full)`` of the move coded ``c`` into cell ``q``, at
+    ``q * _CODES + c`` (cell ``q`` is ``(q // (A + 1), q % (A + 1))``)."""
+    cell, code = np.divmod(np.arange((width_r + 1) * (width_a + 1) * _CODES), _CODES)
+    at_ref, at_agent = np.divmod(cell, width_a + 1)
+    op = np.select(
+        [code == _START, code >= _INSERT_BIT, code >= _DELETE_BIT],
+        [OP_NONE, OP_INSERT, OP_DELETE],
+        OP_PAIR,
+    )
+    ref_pos = np.where((op == OP_PAIR) | (op == OP_DELETE), at_ref - 1, -1)
+    agent_pos = np.where((op == OP_PAIR) | (op == OP_INSERT), at_agent - 1, -1)
+    return op, ref_pos, agent_pos, (op == OP_PAIR) & (code & 2 > 0)
 
 
 def align(
@@ -121,12 +137,16 @@ def align(
     """Align every pair of the batch (see module docstring)."""
     batch, width_r, width_a = tool_eq.shape
     unit = width_r + width_a + 1  # one tool edit outweighs any number of argument mismatches
-    move, cost, pair_cost = _dp(tool_eq, full_eq, unit, _cost_dtype(width_r, width_a, unit))
+    move, cost = _dp(tool_eq, full_eq, unit, _cost_dtype(width_r, width_a, unit))
     # Walk back from (R, A) on flat cell indices; a move's step depends only on its code.
     rows = np.arange(batch)
     cell = batch * (ref_len * (width_a + 1) + agent_len) + rows
     distance = cost.reshape(-1).take(cell).astype(np.int64) // unit
-    back = np.array([width_a + 2, width_a + 1, 1, 1, 0], dtype=np.int64) * batch
+    back = np.zeros(_START + 1, dtype=np.int64)
+    back[:_DELETE_BIT] = width_a + 2
+    back[_DELETE_BIT:_INSERT_BIT] = width_a + 1
+    back[_INSERT_BIT:_START] = 1
+    back *= batch
     steps = int((ref_len + agent_len).max(initial=0))
     flat_move = move.reshape(-1)
     cells = np.empty((steps + 1, batch), dtype=np.int64)  # cells[t]: before move t from the end
@@ -139,26 +159,22 @@ def align(
         flat_move.take(cell, out=step)
         cell -= back.take(step)
     n_ops = (moves[:steps] != _START).sum(axis=0)
-    # Left-align: op k of pair b is move n_ops[b] - 1 - k from the end (row -1: none).
-    from_end = n_ops[:, None] - 1 - np.arange(width_r + width_a)
-    np.maximum(from_end, -1, out=from_end)  # -1: the last row, a start
-    index = from_end * batch
-    index += rows[:, None]
-    cell_k = cells.reshape(-1).take(index)
-    move_k = moves.reshape(-1).take(index)
-    at_agent = (cell_k - rows[:, None]) // batch
-    at_ref = at_agent // (width_a + 1)
-    at_agent -= at_ref * (width_a + 1)
-    is_pair = move_k == _PAIR
-    takes_ref = move_k <= _DELETE
-    takes_agent = is_pair | (move_k == 2) | (move_k == 3)
-    paid = pair_cost.reshape(-1).take(cell_k)
-    tool_op = is_pair & (paid <= 1)
-    full_op = is_pair & ((paid == 0) | (paid == unit - 1))
+    keys = cells
+    keys -= rows
+    keys //= batch
+    keys *= _CODES
+    keys += moves  # the look-up key of every traced move
+    # Left-align: op k of pair b is move n_ops[b] - 1 - k from the end (else the start row).
+    index = ((n_ops - 1) * batch + rows)[:, None] - batch * np.arange(width_r + width_a)
+    np.maximum(index, (rows - batch)[:, None], out=index)  # negative: from the last row
+    key = keys.reshape(-1).take(index)
+    op, ref_pos, agent_pos, full = _move_tables(width_r, width_a)
+    tool_op = (key & 1 > 0) & (key & (_CODES - 4) == 0)
+    full_op = full.take(key)
     return Alignment(
-        ops=_OP_OF_MOVE.take(move_k),
-        ref_pos=np.where(takes_ref, at_ref - 1, -1),
-        agent_pos=np.where(takes_agent, at_agent - 1, -1),
+        ops=op.take(key),
+        ref_pos=ref_pos.take(key),
+        agent_pos=agent_pos.take(key),
         full_op=full_op,
         n_ops=n_ops,
         distance=distance,

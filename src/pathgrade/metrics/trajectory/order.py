@@ -23,7 +23,12 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
-from pathgrade.metrics.trajectory.assignment import first_fit_matching
+from pathgrade.metrics.trajectory.assignment import (
+    WORD_BITS,
+    bit_index,
+    first_fit_matching,
+    pack_columns,
+)
 
 IntArray = npt.NDArray[np.int64]
 BoolArray = npt.NDArray[np.bool_]
@@ -108,6 +113,27 @@ def total_in_order(
     Greedy earliest embedding, which is optimal for any match relation. Also returns the
     embedding as ``agent_partner`` (reference index per agent step, or -1).
     """
+    width_r = full_eq.shape[1]
+    if width_r > WORD_BITS:
+        return _total_in_order_by_rows(full_eq, executed, agent_len)
+    columns = pack_columns(full_eq, agent_len)
+    word = columns.dtype.type
+    bits = 8 * columns.dtype.itemsize
+    below = np.array([(1 << n) - 1 for n in range(bits + 1)], dtype=np.uint64).astype(word)
+    wanted = below.take(np.minimum(executed, width_r))  # steps still to embed, as bits
+    next_step = wanted & word(1)  # the next one, as a bit (0 once all are embedded)
+    for column in columns:
+        column &= next_step  # the agent step embeds it, or 0
+        next_step += column
+        next_step &= wanted
+    in_order: BoolArray = (next_step == 0) & (executed <= width_r)
+    return in_order, np.ascontiguousarray(bit_index(columns).T)
+
+
+def _total_in_order_by_rows(
+    full_eq: BoolArray, executed: IntArray, agent_len: IntArray
+) -> tuple[BoolArray, IntArray]:
+    """:func:`total_in_order` for any width, one agent column at a time."""
     batch, width_r, width_a = full_eq.shape
     rows = np.arange(batch)
     pointer = np.zeros(batch, dtype=np.int64)
