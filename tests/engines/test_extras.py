@@ -53,6 +53,10 @@ def _inputs(tmp_path: Path, n_runs: int = 150, seed: int = 5) -> tuple[Path, Pat
             run["abstained"] = True
         if rng.random() < 0.9:
             run["confidence"] = round(rng.random(), 2)
+        if r % 7 == 0:
+            run["usage"] = {"tokens": 120, "cost": 0.5}
+        elif r % 5 == 0:
+            run["steps"] = [{"tool": "search", "tokens": 7}, {"tool": "lookup", "latency_ms": 3}]
         runs.append(run)
     cases_path, runs_path = tmp_path / "cases.jsonl", tmp_path / "runs.jsonl"
     cases_path.write_text("\n".join(json.dumps(c) for c in cases) + "\n")

@@ -10,12 +10,14 @@ orjson as dataclasses (their fields are the keys of ``AlignedStep.to_dict``, in 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 import orjson
 
 from pathgrade.core.results import FloatArray, MetricKind, ScoreResult
+from pathgrade.core.types import Run
 
 
 def json_column(values: FloatArray, kind: MetricKind) -> list[Any]:
@@ -35,9 +37,23 @@ def json_column(values: FloatArray, kind: MetricKind) -> list[Any]:
     return out
 
 
-def write_records(result: ScoreResult, defects: Counter[str]) -> bytes:
+def _no_usage(run: Run) -> dict[str, int | None] | None:
+    """A run's ``usage`` entry when nothing about its usage is recorded (no ``usage``, no
+    step with tokens, cost or latency): the step count and three unknowns; else None."""
+    if run.usage is not None:
+        return None
+    for step in run.steps:
+        if step.tokens is not None or step.cost is not None or step.latency_ms is not None:
+            return None
+    return {"steps": len(run.steps), "tokens": None, "cost": None, "latency_ms": None}
+
+
+def write_records(
+    result: ScoreResult, defects: Counter[str], runs: Sequence[Run] | None = None
+) -> bytes:
     """The JSONL records of ``result`` (each line ending in a newline); the kinds of the
-    defects written are counted into ``defects``."""
+    defects written are counted into ``defects``. With the scored ``runs``, the usage of a
+    run that records none is written without asking ``result.usage``."""
     names = list(result.metrics)
     columns = [json_column(result.metrics[n], result.kinds[n]) for n in names]
     references = [None if i < 0 else i for i in result.reference_index.tolist()]
@@ -69,7 +85,7 @@ def write_records(result: ScoreResult, defects: Counter[str]) -> bytes:
                     "metrics": dict(zip(names, values, strict=True)),
                     "defects": [d.to_dict() for d in run_defects],
                     "alignment": alignment,
-                    "usage": dict(usage(i)),
+                    "usage": (runs is not None and _no_usage(runs[i])) or dict(usage(i)),
                 }
             )
         )

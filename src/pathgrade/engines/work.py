@@ -133,7 +133,7 @@ def _run_task(task: ScoreTask) -> PartitionOutput:
     if tools_report:
         partial.add_tool_report(tools_report)
     defects: Counter[str] = Counter()
-    records = write_records(result, defects)
+    records = write_records(result, defects, runs)
     partial.add_defects(defects)
     partial.add_metrics(result.metrics)
     partial.add_runs(

@@ -70,18 +70,21 @@ class CaseIndex:
         )
         if missing:
             with Path(self.path).open("rb") as handle:
-                for position in missing:
-                    start, line = int(starts[position]), int(lines[position])
-                    handle.seek(start)
-                    raw = handle.read(int(ends[position]) - start)
-                    try:
-                        value = orjson.loads(raw)
-                    except orjson.JSONDecodeError as error:
-                        raise InputError(
-                            f"malformed JSON: {error}", file=self.path, line=line
-                        ) from None
-                    case = parse_record(value, Case, file=self.path, line=line)
-                    self.cache[case.case_id] = case
+                for span in _spans(missing, starts, ends):
+                    base = int(starts[span[0]])
+                    handle.seek(base)
+                    block = handle.read(int(ends[span[-1]]) - base)
+                    for position in span:
+                        start, line = int(starts[position]) - base, int(lines[position])
+                        raw = block[start : int(ends[position]) - base]
+                        try:
+                            value = orjson.loads(raw)
+                        except orjson.JSONDecodeError as error:
+                            raise InputError(
+                                f"malformed JSON: {error}", file=self.path, line=line
+                            ) from None
+                        case = parse_record(value, Case, file=self.path, line=line)
+                        self.cache[case.case_id] = case
         out = {}
         for case_id in wanted:
             self.cache.move_to_end(case_id)
@@ -89,6 +92,26 @@ class CaseIndex:
         while len(self.cache) > max(self.capacity, len(wanted)):
             self.cache.popitem(last=False)
         return out
+
+
+_GAP = 1 << 16  # bytes between two records still read in one block
+_BLOCK = 1 << 24  # at most this many bytes per block
+
+
+def _spans(positions: list[int], starts: Int64Array, ends: Int64Array) -> list[list[int]]:
+    """``positions`` (in file order) grouped into runs read with one read each: records at
+    most ``_GAP`` bytes apart, spans of at most ``_BLOCK`` bytes."""
+    spans: list[list[int]] = []
+    for position in positions:
+        start = int(starts[position])
+        if spans:
+            span = spans[-1]
+            first, last = int(starts[span[0]]), int(ends[span[-1]])
+            if start - last <= _GAP and int(ends[position]) - first <= _BLOCK:
+                span.append(position)
+                continue
+        spans.append([position])
+    return spans
 
 
 def index_cases(path: str | Path, capacity: int = 2_000) -> CaseIndex:
