@@ -56,7 +56,7 @@ class StepEncoder:
     def __init__(self, matchers: MatcherSet) -> None:
         self.matchers = matchers
         self.tool_codes: dict[str, int] = {}
-        self._calls: dict[tuple[str, bytes], int] = {}
+        self._calls: dict[tuple[str, str], int] = {}
         self._call_table: list[tuple[int, int, int, bool]] = []
         self._interned: dict[Hashable, int] = {}
 
@@ -73,20 +73,15 @@ class StepEncoder:
         return code
 
     @staticmethod
-    def _raw(arguments: Any) -> bytes:
+    def _raw(arguments: Any) -> str:
         """The arguments as sorted-key JSON (``repr`` when they are not plain JSON)."""
         try:
-            return orjson.dumps(arguments, option=orjson.OPT_SORT_KEYS)
+            return orjson.dumps(arguments, option=orjson.OPT_SORT_KEYS).decode()
         except TypeError:  # not plain JSON (e.g. non-string keys): a stable text instead
-            return repr(arguments).encode()
+            return repr(arguments)
 
-    def _encode_call(self, tool: str, arguments: Any) -> int:
-        """The code of a distinct ``(tool, arguments)``; its properties are in the call table."""
-        # A compact copy: orjson's bytes objects carry a 4 KiB buffer each.
-        raw = bytes(memoryview(self._raw(arguments)))
-        cached = self._calls.get((tool, raw))
-        if cached is not None:
-            return cached
+    def _call_properties(self, tool: str, arguments: Any) -> tuple[int, int, int, bool]:
+        """``(tool code, key, identity, general)`` of a distinct ``(tool, arguments)``."""
         matcher = self.matchers.for_tool(tool)
         tool_code = self.tool_code(tool)
         if matcher.keyable:
@@ -94,13 +89,9 @@ class StepEncoder:
             # A repeat is the same call: under matching that ignores arguments (or some
             # fields), "same" still means the same arguments.
             ident = key if matcher.identifies else self._intern(("ident", tool, freeze(arguments)))
-            result = (tool_code, key, ident, False)
-        else:
-            ident = self._intern(("ident", tool, freeze(arguments)))
-            result = (tool_code, -1, ident, True)
-        code = self._calls[(tool, raw)] = len(self._call_table)
-        self._call_table.append(result)
-        return code
+            return (tool_code, key, ident, False)
+        ident = self._intern(("ident", tool, freeze(arguments)))
+        return (tool_code, -1, ident, True)
 
     def encode(self, paths: Sequence[Sequence[Step]]) -> EncodedPaths:
         """Code every step of ``paths`` (a list of step sequences)."""
@@ -110,17 +101,26 @@ class StepEncoder:
         flat = tuple(chain.from_iterable(paths))
         # One pass over the step objects (scattered in memory: touching them is the cost).
         fields = list(map(_STEP_FIELDS, flat))
-        get = self._calls.get
-        try:  # the hot path: one serialisation and one dictionary look-up per step; the
-            # serialised arguments live only for the look-up (each holds a 4 KiB buffer)
+        calls = self._calls
+        known = len(calls)
+        setdefault = calls.setdefault
+        # The hot path: one serialisation and one dictionary operation per step; a call
+        # seen for the first time gets the next code (decoded to str: orjson's bytes objects
+        # carry a 4 KiB buffer each, and new keys are kept).
+        try:
             dumps, option = orjson.dumps, orjson.OPT_SORT_KEYS
-            codes = [get((f[0], dumps(f[1], option=option)), -1) for f in fields]
+            codes = [
+                setdefault((f[0], dumps(f[1], option=option).decode()), len(calls)) for f in fields
+            ]
         except TypeError:
             raw = self._raw
-            codes = [get((f[0], raw(f[1])), -1) for f in fields]
-        if codes.count(-1):  # calls seen for the first time
-            for index in np.flatnonzero(np.array(codes) < 0).tolist():
-                codes[index] = self._encode_call(fields[index][0], fields[index][1])
+            codes = [setdefault((f[0], raw(f[1])), len(calls)) for f in fields]
+        calls_array = np.array(codes, dtype=np.int64)
+        if len(calls) > known:  # new calls: their properties, from each one's first step
+            new_steps = np.flatnonzero(calls_array >= known)
+            _, first = np.unique(calls_array[new_steps], return_index=True)
+            for index in new_steps[first].tolist():  # in code order
+                self._call_table.append(self._call_properties(fields[index][0], fields[index][1]))
         n = len(fields)
         errors = list(map(_ERROR, fields))
         if errors.count(None) == n:
@@ -132,7 +132,6 @@ class StepEncoder:
             turn = np.full(n, -1, dtype=np.int64)
         else:
             turn = np.fromiter((-1 if t is None else t for t in turns), np.int64, count=n)
-        calls = np.array(codes, dtype=np.int64)
         table = self._call_table
         tool = np.fromiter((t[0] for t in table), dtype=np.int64, count=len(table))
         key = np.fromiter((t[1] for t in table), dtype=np.int64, count=len(table))
@@ -140,12 +139,12 @@ class StepEncoder:
         general = np.fromiter((t[3] for t in table), dtype=np.bool_, count=len(table))
         return EncodedPaths(
             offsets=offsets,
-            tool=tool[calls],
-            key=key[calls],
-            ident=ident[calls],
-            general=general[calls],
+            tool=tool[calls_array],
+            key=key[calls_array],
+            ident=ident[calls_array],
+            general=general[calls_array],
             steps=flat,
-            calls=calls,
+            calls=calls_array,
             error=error,
             turn=turn,
         )
