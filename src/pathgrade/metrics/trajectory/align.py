@@ -158,7 +158,10 @@ def align(
         step = moves[t]
         flat_move.take(cell, out=step)
         cell -= back.take(step)
-    n_ops = (moves[:steps] != _START).sum(axis=0)
+    traced = moves[:steps]
+    n_ops = (traced != _START).sum(axis=0)
+    tool_pairs = ((traced & ~2) == 1).sum(axis=0)  # codes 1 and 3
+    full_pairs = ((traced & ~1) == 2).sum(axis=0)  # codes 2 and 3
     keys = cells
     keys -= rows
     keys //= batch
@@ -169,15 +172,13 @@ def align(
     np.maximum(index, (rows - batch)[:, None], out=index)  # negative: from the last row
     key = keys.reshape(-1).take(index)
     op, ref_pos, agent_pos, full = _move_tables(width_r, width_a)
-    tool_op = (key & 1 > 0) & (key & (_CODES - 4) == 0)
-    full_op = full.take(key)
     return Alignment(
         ops=op.take(key),
         ref_pos=ref_pos.take(key),
         agent_pos=agent_pos.take(key),
-        full_op=full_op,
+        full_op=full.take(key),
         n_ops=n_ops,
         distance=distance,
-        tool_pairs=tool_op.sum(axis=1),
-        full_pairs=full_op.sum(axis=1),
+        tool_pairs=tool_pairs,
+        full_pairs=full_pairs,
     )

@@ -43,9 +43,11 @@ def pack_columns(eq: BoolArray, agent_len: IntArray) -> npt.NDArray[np.unsignedi
 
 
 def bit_index(words: npt.NDArray[np.unsignedinteger[Any]]) -> IntArray:
-    """Index of the set bit of words with at most one bit set; -1 for 0."""
-    _, exponent = np.frexp(words.astype(np.float64))
-    return exponent.astype(np.int64) - 1
+    """Index of the set bit of ``(A, B)`` words with at most one bit set (-1 for 0), as
+    ``(B, A)``."""
+    _, exponent = np.frexp(words.astype(np.float32))  # exact: the words are powers of two
+    exponent -= 1
+    return np.ascontiguousarray(exponent.T, dtype=np.int64)
 
 
 def first_fit_matching(eq: BoolArray, agent_len: IntArray) -> tuple[IntArray, IntArray]:
@@ -65,7 +67,7 @@ def first_fit_matching(eq: BoolArray, agent_len: IntArray) -> tuple[IntArray, In
         candidates &= free
         candidates &= ~candidates + columns.dtype.type(1)  # lowest set bit
         free ^= candidates
-    agent_partner = np.ascontiguousarray(bit_index(columns).T)
+    agent_partner = bit_index(columns)
     ref_partner = np.full(batch * width_r + 1, -1, dtype=np.int64)
     target = np.arange(batch)[:, None] * width_r + agent_partner
     target[agent_partner < 0] = batch * width_r  # a spare slot for the unmatched

@@ -127,7 +127,7 @@ def total_in_order(
         next_step += column
         next_step &= wanted
     in_order: BoolArray = (next_step == 0) & (executed <= width_r)
-    return in_order, np.ascontiguousarray(bit_index(columns).T)
+    return in_order, bit_index(columns)
 
 
 def _total_in_order_by_rows(

@@ -126,10 +126,11 @@ def score_pairs(
                     _use_embedding(agent_partner[b], ref_partner[b], position)
     total = order == ORDER_TOTAL
     if total.any():
+        chosen = slice(None) if total.all() else total  # a view, not a copy, when all are
         in_order, embedding = total_in_order(
-            batch.full_eq[total], executed[total], agent_len[total]
+            batch.full_eq[chosen], executed[chosen], agent_len[chosen]
         )
-        out_of_order[total] = ~in_order
+        out_of_order[chosen] = ~in_order
         # Where an order-respecting matching exists, it labels the extra steps (it is as
         # large as the unordered one): the premature call is the extra, not the later one.
         rows = np.flatnonzero(total)[in_order]
@@ -171,14 +172,19 @@ def score_pairs(
     ident = batch.agent_ident
     # Two identical calls are a repetition unless the earlier one failed (then the later is a
     # retry); whichever of the two is the extra step is the wasted one.
-    repeats_earlier = np.zeros((n_pairs, width_a), dtype=np.bool_)  # a sound earlier twin
-    twin_later = np.zeros((n_pairs, width_a), dtype=np.bool_)  # any later twin
-    for gap in range(1, width_a):  # steps j and j + gap
-        same = ident[:, gap:] == ident[:, :-gap]
-        twin_later[:, :-gap] |= same
-        same &= ~agent_error[:, :-gap]
-        repeats_earlier[:, gap:] |= same
-    repeated = repeats_earlier | (twin_later & ~agent_error)
+    # Steps j and j + gap, batch axis last (long contiguous rows).
+    ident_t, sound_t = np.ascontiguousarray(ident.T), ~agent_error.T
+    earlier_t = np.zeros((width_a, n_pairs), dtype=np.bool_)  # a sound earlier twin
+    later_t = np.zeros((width_a, n_pairs), dtype=np.bool_)  # any later twin
+    same_t = np.empty((width_a, n_pairs), dtype=np.bool_)
+    for gap in range(1, width_a):
+        same = same_t[gap:]
+        np.equal(ident_t[gap:], ident_t[:-gap], out=same)
+        later_t[:-gap] |= same
+        same &= sound_t[:-gap]
+        earlier_t[gap:] |= same
+    twin_later = later_t.T
+    repeated = earlier_t.T | (twin_later & ~agent_error)
     status = np.full((n_pairs, width_a), STEP_MATCHED, dtype=np.int64)
     status[extra] = STEP_EXTRA
     status[extra & repeated] = STEP_WASTED
