@@ -7,7 +7,7 @@ fresh subprocess whose whole process tree is sampled for resident memory (psutil
 peak RSS includes worker processes. Results are written to /dev/null (the cost of producing
 them is included).
 
-Run: ``python benchmarks/bench_scale.py [--runs 1000000] [--partition-size 2500]
+Run: ``python benchmarks/bench_scale.py [--runs 1000000] [--partition-size 1000]
 [--formats jsonl,parquet] [--configs local:1,local:2,dask:2] [--data-dir DIR]`` (with
 ``--data-dir``, the generated inputs are kept there and reused by later runs).
 Needs ``psutil`` and the ``dask`` extra (``pip install -e '.[bench,dask]'``).
@@ -124,7 +124,7 @@ def measure(args: list[str]) -> tuple[float, float, float, str]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=1_000_000)
-    parser.add_argument("--partition-size", type=int, default=2_500)
+    parser.add_argument("--partition-size", type=int, default=1_000)
     parser.add_argument("--formats", default="jsonl,parquet")
     parser.add_argument("--configs", default="local:1,local:2,dask:2", help="engine:workers,...")
     parser.add_argument("--data-dir", help="keep the generated inputs here and reuse them")

@@ -24,7 +24,7 @@ from pathgrade.io.partitions import plan_partitions
 from pathgrade.stats.partial import SummaryPartial
 
 Engine = Literal["local", "dask"]
-DEFAULT_PARTITION_SIZE = 2_500
+DEFAULT_PARTITION_SIZE = 1_000
 
 
 @dataclass(frozen=True)

@@ -41,7 +41,7 @@ class CaseIndex:
     starts: Int64Array | None  # None: a JSON array, loaded whole in ``cache``
     ends: Int64Array | None
     lines: Int64Array | None
-    capacity: int = 2_000
+    capacity: int = 1_000
     cache: OrderedDict[str, Case] = field(default_factory=OrderedDict)
     unanswerable: int = 0
 
@@ -69,6 +69,19 @@ class CaseIndex:
             (self.positions[c] for c in wanted if c not in self.cache), key=starts.__getitem__
         )
         if missing:
+            # Make room first (least recently used, not wanted), so that the cases of the
+            # previous partition and of this one are not all held at once.
+            excess = len(self.cache) + len(missing) - max(self.capacity, len(wanted))
+            if excess > 0:
+                keep = set(wanted)
+                stale: list[str] = []
+                for case_id in self.cache:
+                    if len(stale) == excess:
+                        break
+                    if case_id not in keep:
+                        stale.append(case_id)
+                for case_id in stale:
+                    del self.cache[case_id]
             with Path(self.path).open("rb") as handle:
                 for span in _spans(missing, starts, ends):
                     base = int(starts[span[0]])
@@ -114,7 +127,7 @@ def _spans(positions: list[int], starts: Int64Array, ends: Int64Array) -> list[l
     return spans
 
 
-def index_cases(path: str | Path, capacity: int = 2_000) -> CaseIndex:
+def index_cases(path: str | Path, capacity: int = 1_000) -> CaseIndex:
     """Index a cases file (ids must be unique; errors name file and line).
 
     The file is read line by line (not whole), so indexing needs memory for the index only.

@@ -130,10 +130,26 @@ def read_partition(partition: Partition) -> Iterator[tuple[int, Any]]:
             yield number, InputError(f"malformed JSON: {error}", file=partition.path, line=number)
 
 
-def _read_parquet(partition: Partition) -> Iterator[tuple[int, Any]]:
+# The row groups last read by this process: a large group is split into several partitions,
+# and a worker that scores consecutive slices of it reads and decodes it once.
+_LAST_GROUPS: list[tuple[tuple[str, float, tuple[int, ...]], Any]] = []
+
+
+def _row_groups(path: str, groups: tuple[int, ...]) -> Any:
+    """The Arrow table of ``groups`` of ``path`` (the last one read is kept)."""
     import pyarrow.parquet as pq
 
-    table = pq.ParquetFile(partition.path).read_row_groups(list(partition.row_groups))
+    key = (path, Path(path).stat().st_mtime, groups)
+    if _LAST_GROUPS and _LAST_GROUPS[0][0] == key:
+        return _LAST_GROUPS[0][1]
+    _LAST_GROUPS.clear()
+    table = pq.ParquetFile(path).read_row_groups(list(groups))
+    _LAST_GROUPS.append((key, table))
+    return table
+
+
+def _read_parquet(partition: Partition) -> Iterator[tuple[int, Any]]:
+    table = _row_groups(partition.path, partition.row_groups)
     if partition.end > partition.start:
         table = table.slice(partition.start, partition.end - partition.start)
     for offset, row in enumerate(table.to_pylist()):
