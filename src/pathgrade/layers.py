@@ -32,7 +32,7 @@ from pathgrade.metrics.retrieval.per_run import score_runs
 from pathgrade.metrics.tool.layer import tool_layer
 from pathgrade.metrics.tool.schemas import ToolSet
 from pathgrade.metrics.tool.validators import Validator
-from pathgrade.stats.passk import passk_summary
+from pathgrade.stats.partial import FALSE, TRUE, UNDEFINED, passk_from_codes
 
 FloatArray = npt.NDArray[np.float64]
 _ANSWERABLE = attrgetter("answerable")
@@ -187,23 +187,16 @@ def trial_summary(
     n_runs = len(columns)
     if not n_runs:
         return None
-    case_ids = columns.case_id
-    trial_numbers = np.fromiter(columns.trial, np.int64, n_runs)
-    if not trial_numbers.any():  # every run is trial 0: one trial per case
+    position_of = {case_id: i for i, case_id in enumerate(dict.fromkeys(columns.case_id))}
+    case_codes = np.fromiter(map(position_of.__getitem__, columns.case_id), np.int64, n_runs)
+    trials = np.fromiter(columns.trial, np.int64, n_runs)
+    outcomes = np.where(
+        np.isnan(goal_success), UNDEFINED, np.where(goal_success > 0, TRUE, FALSE)
+    ).astype(np.int8)
+    summary = passk_from_codes(case_codes, trials, outcomes)
+    if not summary:
         return None
-    position_of = {case_id: i for i, case_id in enumerate(dict.fromkeys(case_ids))}
-    case_codes = np.fromiter(map(position_of.__getitem__, case_ids), np.int64, n_runs)
-    low = int(trial_numbers.min())
-    span = int(trial_numbers.max()) - low + 1
-    pair_codes = np.unique(case_codes * span + (trial_numbers - low))
-    per_case = np.bincount(pair_codes // span)
-    if per_case.max() < 2:
+    if "not_computed" in summary:
+        out.not_computed.update(summary["not_computed"])
         return None
-    if len(pair_codes) != n_runs:
-        out.not_computed["pass@k"] = "some (case_id, trial) pairs have several runs"
-        return None
-    defined = ~np.isnan(goal_success)
-    outcome: list[bool | None] = [None] * n_runs
-    for r in np.flatnonzero(defined).tolist():
-        outcome[r] = bool(goal_success[r])
-    return passk_summary(case_ids, trial_numbers.tolist(), outcome)
+    return summary
