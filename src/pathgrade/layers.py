@@ -17,7 +17,7 @@ import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from operator import attrgetter, or_
+from operator import attrgetter
 from typing import Any
 
 import numpy as np
@@ -152,9 +152,9 @@ def answer_columns(
     """The answer layer per run, and abstention over the set."""
     n_runs = len(runs)
     labelled = 0
-    case_gold = {c.case_id: c.gold_answer is not None for c in cases.values()}
-    case_labels = map(case_gold.__getitem__, columns.case_id)
-    wanted = np.fromiter(map(or_, columns.answer_labelled, case_labels), np.bool_, n_runs)
+    codes, ids = columns.case_codes
+    case_gold = np.fromiter((cases[c].gold_answer is not None for c in ids), np.bool_, len(ids))
+    wanted = np.fromiter(columns.answer_labelled, np.bool_, n_runs) | case_gold[codes]
     for index in np.flatnonzero(wanted).tolist():
         run = runs[index]
         labelled += 1
@@ -187,8 +187,7 @@ def trial_summary(
     n_runs = len(columns)
     if not n_runs:
         return None
-    position_of = {case_id: i for i, case_id in enumerate(dict.fromkeys(columns.case_id))}
-    case_codes = np.fromiter(map(position_of.__getitem__, columns.case_id), np.int64, n_runs)
+    case_codes = columns.case_codes[0]
     trials = np.fromiter(columns.trial, np.int64, n_runs)
     outcomes = np.where(
         np.isnan(goal_success), UNDEFINED, np.where(goal_success > 0, TRUE, FALSE)

@@ -9,8 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from operator import attrgetter
 from typing import Any
+
+import numpy as np
+import numpy.typing as npt
 
 from pathgrade.core.types import RetrievedItem, Run, Step
 
@@ -47,6 +51,15 @@ class RunColumns:
 
     def __len__(self) -> int:
         return len(self.case_id)
+
+    @cached_property
+    def case_codes(self) -> tuple[npt.NDArray[np.int64], list[str]]:
+        """``(codes, ids)``: run ``r``'s case is ``ids[codes[r]]``; ids in order of first
+        appearance. Computed once: each pass over the runs' id strings is a cache miss each."""
+        ids = list(dict.fromkeys(self.case_id))
+        position_of = {case_id: i for i, case_id in enumerate(ids)}
+        codes = np.fromiter(map(position_of.__getitem__, self.case_id), np.int64, len(self))
+        return codes, ids
 
     @classmethod
     def gather(cls, runs: Sequence[Run]) -> RunColumns:

@@ -83,16 +83,14 @@ def score_trajectories(
     n_runs = len(runs)
     # Per-run work is C-level maps; everything that depends only on the case is done once
     # per distinct case and broadcast through ``run_case_index``.
-    case_ids = list(gathered.case_id)
-    used_ids = list(dict.fromkeys(case_ids))
+    case_ids = gathered.case_id
+    run_case_index, used_ids = gathered.case_codes
     if not all(map(cases.__contains__, used_ids)):
         position = next(i for i, c in enumerate(case_ids) if c not in cases)
         raise InputError(
             f"run {position} refers to unknown case_id {case_ids[position]!r}", field="case_id"
         )
     used_cases = [cases[c] for c in used_ids]
-    position_of = {case_id: i for i, case_id in enumerate(used_ids)}
-    run_case_index = np.fromiter(map(position_of.__getitem__, case_ids), np.int64, n_runs)
     run_case_list = run_case_index.tolist()
     run_case: list[Case] = list(map(used_cases.__getitem__, run_case_list))
 
