@@ -50,8 +50,9 @@ class Alignment:
     full_pairs: IntArray
 
 
-# The move into each DP cell, as a code: a pair is ``tool + 2 * full`` (0-3), a deletion has
-# bit 4, an insertion bit 8 (it wins over a deletion), and the start cell is _START.
+# The move into each DP cell, as a code: ``tool + 2 * full`` (0-3) of the pair there, plus
+# 4 when a deletion is no dearer than the pair, plus 8 when an insertion is no dearer than
+# either (an insertion wins, then a deletion); the start cell is _START.
 _DELETE_BIT, _INSERT_BIT, _START = 4, 8, 16
 _CODES = 32  # codes per cell in the look-up tables of a traced move
 
@@ -81,12 +82,6 @@ def _dp(
     batch, width_r, width_a = tool_eq.shape
     shape = (width_r + 1, width_a + 1, batch)
     kind = np.add(tool_eq.view(np.int8), full_eq.view(np.int8) * np.int8(2))
-    # pair cost = unit - (unit - 1) * tool - full (a full match implies a tool match: 0)
-    saving = tool_eq.astype(dtype)
-    saving *= dtype(unit - 1)
-    saving += full_eq
-    pair_cost = np.empty((width_r, width_a, batch), dtype=dtype)
-    np.subtract(dtype(unit), saving.transpose(1, 2, 0), out=pair_cost)
     ramp = (np.arange(width_a + 1) * unit).astype(dtype)[:, None]
     cost = np.empty(shape, dtype=dtype)
     move = np.empty(shape, dtype=np.int8)
@@ -97,12 +92,17 @@ def _dp(
     cost[0] = ramp
     deletion = np.empty((width_a, batch), dtype=dtype)
     flag = np.empty((width_a, batch), dtype=np.bool_)
+    bit = np.empty((width_a, batch), dtype=np.int8)
+    saving = np.empty((width_a, batch), dtype=dtype)
     for i in range(1, width_r + 1):
         prev, row, moves = cost[i - 1], cost[i], move[i, 1:]
         np.add(prev[1:], dtype(unit), out=deletion)
-        best_dd = prev[:-1] + pair_cost[i - 1]
+        # pair cost = unit - (unit - 1) * tool - full (a full match implies a tool match: 0)
+        best_dd = prev[:-1] + dtype(unit)
+        best_dd -= np.multiply(moves & 1, dtype(unit - 1), out=saving, dtype=dtype)
+        best_dd -= np.greater_equal(moves, 2, out=flag)
         np.less_equal(deletion, best_dd, out=flag)
-        np.copyto(moves, np.int8(_DELETE_BIT), where=flag)
+        moves += np.multiply(flag.view(np.int8), np.int8(_DELETE_BIT), out=bit)
         np.minimum(best_dd, deletion, out=best_dd)
         # row[j] = min(row[j - 1] + unit, best_dd[j - 1]): row - ramp is a running minimum.
         best_dd -= ramp[1:]
@@ -112,7 +112,7 @@ def _dp(
         row += ramp
         np.add(row[:-1], dtype(unit), out=deletion)  # now: cost by insertion
         np.equal(row[1:], deletion, out=flag)
-        np.copyto(moves, np.int8(_INSERT_BIT), where=flag)
+        moves += np.multiply(flag.view(np.int8), np.int8(_INSERT_BIT), out=bit)
     return move, cost
 
 

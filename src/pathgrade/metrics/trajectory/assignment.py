@@ -36,7 +36,7 @@ def pack_columns(eq: BoolArray, agent_len: IntArray) -> npt.NDArray[np.unsignedi
     words = np.zeros((batch, width_a), dtype=word)
     bits = np.empty((batch, width_a), dtype=word)
     for i in range(width_r):
-        np.left_shift(flags[:, i, :], word(i), out=bits, dtype=word)
+        np.multiply(flags[:, i, :], word(1 << i), out=bits, dtype=word)
         words |= bits
     words *= np.arange(width_a)[None, :] < agent_len[:, None]
     return np.ascontiguousarray(words.T)
