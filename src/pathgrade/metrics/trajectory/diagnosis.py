@@ -100,7 +100,9 @@ class Diagnoser:
         self._ref_tools: dict[int, frozenset[str]] = {}
         self._ref_texts: dict[int, list[str]] = {}
         self._batches: list[WinnerBatch] = []
-        self._where: dict[int, tuple[int, int]] = {}
+        # Run r's winner is row _where_row[r] of batch _where_batch[r] (-1: not scored).
+        self._where_batch = np.full(len(runs), -1, dtype=np.int64)
+        self._where_row = np.full(len(runs), -1, dtype=np.int64)
 
     def unpenalised_required(self, run: int, ref_path: int) -> float:
         """Required tools never called whose absence the reference does not already count."""
@@ -115,17 +117,17 @@ class Diagnoser:
     def add(self, batch: WinnerBatch) -> None:
         index = len(self._batches)
         self._batches.append(batch)
-        for row, run in enumerate(batch.runs):
-            self._where[int(run)] = (index, row)
+        self._where_batch[batch.runs] = index
+        self._where_row[batch.runs] = np.arange(batch.runs.size)
 
     def details(self, run: int) -> tuple[tuple[Defect, ...], tuple[AlignedStep, ...]]:
         """``(defects, alignment)`` of one run."""
         defects = self._run_defects(run)
-        where = self._where.get(run)
-        if where is None:
+        batch_index = int(self._where_batch[run])
+        if batch_index < 0:
             return tuple(defects), ()
-        batch = self._batches[where[0]]
-        row = where[1]
+        batch = self._batches[batch_index]
+        row = int(self._where_row[run])
         steps = self._runs[run].steps
         reference = self._ref_paths[int(batch.ref_paths[row])]
         defects = self._path_defects(batch, row, run, steps, reference) + defects
