@@ -18,7 +18,7 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import repeat
-from operator import is_not
+from operator import attrgetter, is_not
 
 import numpy as np
 import numpy.typing as npt
@@ -100,20 +100,19 @@ def score_trajectories(
     ref_preds: list[Predecessors | None] = []
     case_first_ref = np.zeros(len(used_cases), dtype=np.int64)
     case_n_refs = np.zeros(len(used_cases), dtype=np.int64)
-    for index, case in enumerate(used_cases):
-        paths = case.reference_paths()
+    table = _CaseTable.gather(used_cases, config)
+    for index, (paths, order_name) in enumerate(zip(table.paths, table.order, strict=True)):
         case_first_ref[index], case_n_refs[index] = len(ref_paths), len(paths)
         for path in paths:
             ref_paths.append(path)
-            ref_order.append(_ORDER_CODES[case.order])
-            ref_preds.append(_predecessors(path) if case.order == "partial" else None)
+            ref_order.append(_ORDER_CODES[order_name])
+            ref_preds.append(_predecessors(path) if order_name == "partial" else None)
     refs = encoder.encode(ref_paths)  # type: ignore[arg-type]
     agents = encoder.encode(gathered.steps)
 
     agent_error, agent_turn = agents.error, agents.turn
     run_of_step = np.repeat(np.arange(n_runs), agents.lengths)
     has_error = np.bincount(run_of_step[agent_error], minlength=n_runs) > 0
-    case_clean = np.fromiter(map(_is_clean_case, used_cases, repeat(config)), np.bool_)
     facts: list[RunFacts] = [CLEAN_RUN] * n_runs
     out = _Columns.empty(n_runs)
     values = out.values
@@ -121,7 +120,7 @@ def score_trajectories(
     values["forbidden_action_count"][:] = 0.0
     fixed_penalty = np.zeros(n_runs)
     needs_penalty_check = np.zeros(n_runs, dtype=np.bool_)
-    for r in np.flatnonzero(has_error | ~case_clean[run_case_index]).tolist():
+    for r in np.flatnonzero(has_error | ~table.clean[run_case_index]).tolist():
         f = facts[r] = _run_facts(runs[r], run_case[r], config, bool(has_error[r]))
         values["over_budget"][r] = 1.0 if f.budget_violations else 0.0
         values["forbidden_action_count"][r] = float(len(f.forbidden))
@@ -130,11 +129,10 @@ def score_trajectories(
         fixed_penalty[r] = f.fixed_penalty
         needs_penalty_check[r] = bool(f.unused_required)
     values["goal_success"] = _goal_column(
-        runs, gathered.success, run_case, used_cases, run_case_index
+        runs, gathered.success, run_case, table.judged[run_case_index]
     )
-    case_kinds = np.fromiter((bool(c.tool_kinds) for c in used_cases), np.bool_, len(used_cases))
     agent_write = _write_flags(
-        encoder, agents.tool, agents.offsets, runs, run_case, case_kinds[run_case_index], config
+        encoder, agents.tool, agents.offsets, runs, run_case, table.kinds[run_case_index], config
     )
 
     n_refs = case_n_refs[run_case_index]
@@ -232,7 +230,7 @@ def score_trajectories(
         case_ids=case_ids,
         run_ids=gathered.run_id,
         trials=gathered.trial,
-        groups=list(map([c.group for c in used_cases].__getitem__, run_case_list)),
+        groups=list(map(table.group.__getitem__, run_case_list)),
         reference_index=out.reference_index,
         metrics=out.values,
         kinds=TRAJECTORY_METRICS,
@@ -241,34 +239,79 @@ def score_trajectories(
     )
 
 
-def _is_clean_case(case: Case, config: ScoringConfig) -> bool:
-    """No budget, required or forbidden tools: an error-free run has :data:`CLEAN_RUN` facts."""
-    return (
-        (case.budget or config.budget) is None
-        and not case.required_tools
-        and not case.forbidden_tools
-        and not case.forbidden_actions
-    )
+_CASE_FIELDS = attrgetter(
+    "reference",
+    "references",
+    "order",
+    "budget",
+    "required_tools",
+    "forbidden_tools",
+    "forbidden_actions",
+    "tool_kinds",
+    "answerable",
+    "gold_answer",
+    "group",
+)
+
+
+@dataclass(frozen=True)
+class _CaseTable:
+    """What the scorer needs of each case, read in one pass over the case objects."""
+
+    paths: list[tuple[Sequence[object], ...]]  # the reference paths, in reference_index order
+    order: tuple[str, ...]
+    #: No budget, required or forbidden tools: an error-free run has CLEAN_RUN facts.
+    clean: npt.NDArray[np.bool_]
+    #: Declares tool kinds of its own.
+    kinds: npt.NDArray[np.bool_]
+    #: goal_success can be judged without the run's ``success``: gold answers or unanswerable.
+    judged: npt.NDArray[np.bool_]
+    group: tuple[str | None, ...]
+
+    @classmethod
+    def gather(cls, cases: Sequence[Case], config: ScoringConfig) -> _CaseTable:
+        n = len(cases)
+        if not n:
+            empty = np.zeros(0, dtype=np.bool_)
+            return cls([], (), empty, empty, empty, ())
+        rows = list(map(_CASE_FIELDS, cases))
+        columns = list(zip(*rows, strict=True))
+        reference, references, order, budget, required, forbidden, actions = columns[:7]
+        kinds, answerable, gold, group = columns[7:]
+        default_budget = config.budget is not None
+        clean = [
+            not (default_budget or b is not None or r or f or a)
+            for b, r, f, a in zip(budget, required, forbidden, actions, strict=True)
+        ]
+        paths = [
+            ((ref,) if ref is not None else ()) + tuple(alts or ())
+            for ref, alts in zip(reference, references, strict=True)
+        ]
+        return cls(
+            paths=paths,
+            order=order,
+            clean=np.array(clean, dtype=np.bool_),
+            kinds=np.fromiter(map(bool, kinds), np.bool_, n),
+            judged=np.array(
+                [(not a) or g is not None for a, g in zip(answerable, gold, strict=True)],
+                dtype=np.bool_,
+            ),
+            group=group,
+        )
 
 
 def _goal_column(
     runs: Sequence[Run],
     success: Sequence[bool | None],
     run_case: Sequence[Case],
-    used_cases: Sequence[Case],
-    run_case_index: IntArray,
+    judged: npt.NDArray[np.bool_],
 ) -> FloatArray:
-    """``goal_success`` per run: computed where the run records ``success`` or its case has
-    gold answers or is unanswerable; ``nan`` elsewhere (nothing says)."""
+    """``goal_success`` per run: computed where the run records ``success`` or ``judged``
+    (its case has gold answers or is unanswerable); ``nan`` elsewhere (nothing says)."""
     n_runs = len(runs)
     recorded = np.fromiter(map(is_not, success, repeat(None)), np.bool_, n_runs)
-    judged = np.fromiter(
-        ((not c.answerable) or c.gold_answer is not None for c in used_cases),
-        np.bool_,
-        len(used_cases),
-    )
     goal = np.full(n_runs, NAN)
-    for r in np.flatnonzero(recorded | judged[run_case_index]).tolist():
+    for r in np.flatnonzero(recorded | judged).tolist():
         goal[r] = runlevel.goal_success(runs[r], run_case[r])
     return goal
 
