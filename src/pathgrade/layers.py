@@ -17,7 +17,8 @@ import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from operator import attrgetter
+from itertools import repeat
+from operator import attrgetter, is_not
 from typing import Any
 
 import numpy as np
@@ -36,6 +37,8 @@ from pathgrade.stats.partial import FALSE, TRUE, UNDEFINED, passk_from_codes
 
 FloatArray = npt.NDArray[np.float64]
 _ANSWERABLE = attrgetter("answerable")
+_GOLD_EVIDENCE = attrgetter("gold_evidence")
+_EXPECTED_STATE = attrgetter("expected_state")
 _COUNT_SUFFIXES = ("_calls", "_errors", "_differences", "_not_shown", "_positives")
 _COUNTS = {"claims_supported", "claims_unsupported", "claims_unverifiable"}
 
@@ -69,7 +72,7 @@ def retrieval_columns(
     cases: Mapping[str, Case], columns: RunColumns, config: ScoringConfig, out: LayerColumns
 ) -> None:
     """The retrieval layer (issue: runs' ``retrieved`` against cases' ``gold_evidence``)."""
-    if all(c.gold_evidence is None for c in cases.values()):
+    if not any(map(is_not, map(_GOLD_EVIDENCE, cases.values()), repeat(None))):
         out.not_computed["retrieval"] = "no case has gold_evidence"
         return
     case_gold = {case_id: case.gold_evidence for case_id, case in cases.items()}
@@ -101,7 +104,7 @@ def tool_columns(
     wanted = (
         tools is not None
         or bool(config.dangerous_tools)
-        or any(c.expected_state is not None for c in cases.values())
+        or any(map(is_not, map(_EXPECTED_STATE, cases.values()), repeat(None)))
     )
     if not wanted:
         out.not_computed["tool_layer"] = "no tools file, expected_state or dangerous tools"
