@@ -150,18 +150,29 @@ class StepEncoder:
         )
 
 
-def gather_padded(
-    flat: npt.NDArray[Any], starts: IntArray, lengths: IntArray, width: int, pad: Any
-) -> npt.NDArray[Any]:
-    """Rows ``flat[starts[b] : starts[b] + lengths[b]]`` padded with ``pad`` to ``width``."""
-    cols = np.arange(width, dtype=np.int64)
-    valid = cols[None, :] < lengths[:, None]
-    if flat.size == 0:
-        return np.full((len(starts), width), pad, dtype=flat.dtype)
-    index = np.minimum(starts[:, None] + cols[None, :], flat.size - 1)
-    out: npt.NDArray[Any] = flat[index]
-    out[~valid] = pad
-    return out
+@dataclass(frozen=True)
+class Padder:
+    """Gathers rows ``flat[starts[b] : starts[b] + lengths[b]]``, padded to one width; the
+    indices are computed once and serve every per-step array of the same paths."""
+
+    index: IntArray  # (rows, width), clipped into the flat array
+    valid: BoolArray  # (rows, width): inside the row's path
+
+    @classmethod
+    def build(cls, starts: IntArray, lengths: IntArray, width: int, size: int) -> Padder:
+        cols = np.arange(width, dtype=np.int64)
+        valid = cols[None, :] < lengths[:, None]
+        index = np.minimum(starts[:, None] + cols[None, :], max(size - 1, 0))
+        return cls(index=index, valid=valid)
+
+    def take(self, flat: npt.NDArray[Any], pad: Any) -> npt.NDArray[Any]:
+        """The padded rows of ``flat``; ``pad`` outside each path."""
+        if flat.size == 0:
+            return np.full(self.valid.shape, pad, dtype=flat.dtype)
+        out: npt.NDArray[Any] = np.where(self.valid, flat[self.index], pad).astype(
+            flat.dtype, copy=False
+        )
+        return out
 
 
 @dataclass(frozen=True)
@@ -182,6 +193,7 @@ class PairBatch:
     tool_eq: BoolArray
     full_eq: BoolArray
     general: BoolArray
+    agent_padder: Padder  # pads further per-step arrays of the agents' paths
 
     @property
     def size(self) -> int:
@@ -202,13 +214,15 @@ def build_pair_batch(
     agent_len = agents.offsets[agent_index + 1] - agent_start
     width_r = max(int(ref_len.max(initial=0)), 1)
     width_a = max(int(agent_len.max(initial=0)), 1)
-    ref_tool = gather_padded(refs.tool, ref_start, ref_len, width_r, REF_PAD)
-    agent_tool = gather_padded(agents.tool, agent_start, agent_len, width_a, AGENT_PAD)
-    ref_key = gather_padded(refs.key, ref_start, ref_len, width_r, -3)
-    agent_key = gather_padded(agents.key, agent_start, agent_len, width_a, -4)
-    agent_ident = gather_padded(agents.ident, agent_start, agent_len, width_a, -5)
-    ref_general = gather_padded(refs.general, ref_start, ref_len, width_r, False)
-    agent_general = gather_padded(agents.general, agent_start, agent_len, width_a, False)
+    ref_pad = Padder.build(ref_start, ref_len, width_r, refs.tool.size)
+    agent_pad = Padder.build(agent_start, agent_len, width_a, agents.tool.size)
+    ref_tool = ref_pad.take(refs.tool, REF_PAD)
+    agent_tool = agent_pad.take(agents.tool, AGENT_PAD)
+    ref_key = ref_pad.take(refs.key, -3)
+    agent_key = agent_pad.take(agents.key, -4)
+    agent_ident = agent_pad.take(agents.ident, -5)
+    ref_general = ref_pad.take(refs.general, False)
+    agent_general = agent_pad.take(agents.general, False)
 
     tool_eq = ref_tool[:, :, None] == agent_tool[:, None, :]
     full_eq = (ref_key[:, :, None] == agent_key[:, None, :]) & (ref_key[:, :, None] >= 0)
@@ -230,4 +244,5 @@ def build_pair_batch(
         tool_eq=tool_eq,
         full_eq=full_eq,
         general=general,
+        agent_padder=agent_pad,
     )

@@ -31,7 +31,7 @@ from pathgrade.core.types import Case, Run
 from pathgrade.metrics.trajectory import runlevel
 from pathgrade.metrics.trajectory.arguments import MatcherSet, ValueMatcher
 from pathgrade.metrics.trajectory.diagnosis import CLEAN_RUN, Diagnoser, RunFacts, WinnerBatch
-from pathgrade.metrics.trajectory.encode import StepEncoder, build_pair_batch, gather_padded
+from pathgrade.metrics.trajectory.encode import StepEncoder, build_pair_batch
 from pathgrade.metrics.trajectory.order import Predecessors
 from pathgrade.metrics.trajectory.pairs import ORDER_NONE, ORDER_PARTIAL, ORDER_TOTAL
 from pathgrade.metrics.trajectory.parallel import score_pairs_with_groups
@@ -157,10 +157,9 @@ def score_trajectories(
         )
         pair_ref = first_ref[pair_run] + pair_slot
         batch = build_pair_batch(refs, agents, pair_ref, pair_run, matchers)
-        width_a = batch.agent_tool.shape[1]
-        error = gather_padded(agent_error, batch.agent_start, batch.agent_len, width_a, False)
-        write = gather_padded(agent_write, batch.agent_start, batch.agent_len, width_a, False)
-        turn = gather_padded(agent_turn, batch.agent_start, batch.agent_len, width_a, -1)
+        error = batch.agent_padder.take(agent_error, False)
+        write = batch.agent_padder.take(agent_write, False)
+        turn = batch.agent_padder.take(agent_turn, -1)
         scores = score_pairs_with_groups(
             batch,
             ref_order_codes[pair_ref],
