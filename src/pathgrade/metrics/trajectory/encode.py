@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from itertools import chain
-from operator import attrgetter, itemgetter
+from operator import attrgetter
 from typing import Any
 
 import numpy as np
@@ -25,8 +25,8 @@ from pathgrade.metrics.trajectory.arguments import MatcherSet, freeze
 IntArray = npt.NDArray[np.int64]
 BoolArray = npt.NDArray[np.bool_]
 
-_STEP_FIELDS = attrgetter("tool", "arguments", "error", "turn")
-_ERROR, _TURN = itemgetter(2), itemgetter(3)
+_ERROR_TURN = attrgetter("error", "turn")
+_NO_ERROR_NO_TURN = (None, None)
 REF_PAD = -1
 AGENT_PAD = -2
 
@@ -99,8 +99,9 @@ class StepEncoder:
         offsets = np.zeros(len(paths) + 1, dtype=np.int64)
         np.cumsum(lengths, out=offsets[1:])
         flat = tuple(chain.from_iterable(paths))
-        # One pass over the step objects (scattered in memory: touching them is the cost).
-        fields = list(map(_STEP_FIELDS, flat))
+        # Step objects are scattered in memory: touching them, not computing, is the cost,
+        # so each step is read in one expression (tool and arguments) and one C-level pass
+        # (error and turn), and no per-step tuple holds the arguments.
         calls = self._calls
         known = len(calls)
         setdefault = calls.setdefault
@@ -110,28 +111,27 @@ class StepEncoder:
         try:
             dumps, option = orjson.dumps, orjson.OPT_SORT_KEYS
             codes = [
-                setdefault((f[0], dumps(f[1], option=option).decode()), len(calls)) for f in fields
+                setdefault((s.tool, dumps(s.arguments, option=option).decode()), len(calls))
+                for s in flat
             ]
         except TypeError:
             raw = self._raw
-            codes = [setdefault((f[0], raw(f[1])), len(calls)) for f in fields]
+            codes = [setdefault((s.tool, raw(s.arguments)), len(calls)) for s in flat]
         calls_array = np.array(codes, dtype=np.int64)
         if len(calls) > known:  # new calls: their properties, from each one's first step
             new_steps = np.flatnonzero(calls_array >= known)
             _, first = np.unique(calls_array[new_steps], return_index=True)
             for index in new_steps[first].tolist():  # in code order
-                self._call_table.append(self._call_properties(fields[index][0], fields[index][1]))
-        n = len(fields)
-        errors = list(map(_ERROR, fields))
-        if errors.count(None) == n:
+                step = flat[index]
+                self._call_table.append(self._call_properties(step.tool, step.arguments))
+        n = len(flat)
+        outcomes = list(map(_ERROR_TURN, flat))
+        if outcomes.count(_NO_ERROR_NO_TURN) == n:
             error = np.zeros(n, dtype=np.bool_)
-        else:
-            error = np.fromiter(map(bool, errors), dtype=np.bool_, count=n)
-        turns = list(map(_TURN, fields))
-        if turns.count(None) == n:
             turn = np.full(n, -1, dtype=np.int64)
         else:
-            turn = np.fromiter((-1 if t is None else t for t in turns), np.int64, count=n)
+            error = np.fromiter((bool(e) for e, _ in outcomes), dtype=np.bool_, count=n)
+            turn = np.fromiter((-1 if t is None else t for _, t in outcomes), np.int64, n)
         table = self._call_table
         tool = np.fromiter((t[0] for t in table), dtype=np.int64, count=len(table))
         key = np.fromiter((t[1] for t in table), dtype=np.int64, count=len(table))
