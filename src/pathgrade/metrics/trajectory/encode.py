@@ -12,7 +12,6 @@ from __future__ import annotations
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from itertools import chain
-from operator import attrgetter
 from typing import Any
 
 import numpy as np
@@ -25,8 +24,6 @@ from pathgrade.metrics.trajectory.arguments import MatcherSet, freeze
 IntArray = npt.NDArray[np.int64]
 BoolArray = npt.NDArray[np.bool_]
 
-_ERROR_TURN = attrgetter("error", "turn")
-_NO_ERROR_NO_TURN = (None, None)
 REF_PAD = -1
 AGENT_PAD = -2
 
@@ -41,7 +38,7 @@ class EncodedPaths:
     ident: IntArray
     general: BoolArray
     steps: tuple[Step, ...]
-    calls: IntArray  # the code of each step's distinct (tool, arguments)
+    calls: IntArray  # the code of each step's distinct (tool, arguments, error, turn)
     error: BoolArray  # the step returned an error
     turn: IntArray  # the step's turn (parallel calls share one); -1 when not recorded
 
@@ -56,8 +53,9 @@ class StepEncoder:
     def __init__(self, matchers: MatcherSet) -> None:
         self.matchers = matchers
         self.tool_codes: dict[str, int] = {}
-        self._calls: dict[tuple[str, str], int] = {}
-        self._call_table: list[tuple[int, int, int, bool]] = []
+        self._calls: dict[tuple[str, str, str | None, int | None], int] = {}
+        # per code: tool code, key, identity, general, error, turn
+        self._call_table: list[tuple[int, int, int, bool, bool, int]] = []
         self._interned: dict[Hashable, int] = {}
 
     def tool_code(self, tool: str) -> int:
@@ -100,43 +98,49 @@ class StepEncoder:
         np.cumsum(lengths, out=offsets[1:])
         flat = tuple(chain.from_iterable(paths))
         # Step objects are scattered in memory: touching them, not computing, is the cost,
-        # so each step is read in one expression (tool and arguments) and one C-level pass
-        # (error and turn), and no per-step tuple holds the arguments.
+        # so each step is read once, in one expression: its call, error and turn together
+        # make the dictionary key (a call that failed, or ran in another turn, gets a code of
+        # its own; matching keys and identities are still by tool and arguments alone).
         calls = self._calls
         known = len(calls)
         setdefault = calls.setdefault
-        # The hot path: one serialisation and one dictionary operation per step; a call
-        # seen for the first time gets the next code (decoded to str: orjson's bytes objects
-        # carry a 4 KiB buffer each, and new keys are kept).
+        # One serialisation and one dictionary operation per step; a key seen for the first
+        # time gets the next code (decoded to str: orjson's bytes objects carry a 4 KiB
+        # buffer each, and new keys are kept).
         try:
             dumps, option = orjson.dumps, orjson.OPT_SORT_KEYS
             codes = [
-                setdefault((s.tool, dumps(s.arguments, option=option).decode()), len(calls))
+                setdefault(
+                    (s.tool, dumps(s.arguments, option=option).decode(), s.error, s.turn),
+                    len(calls),
+                )
                 for s in flat
             ]
         except TypeError:
             raw = self._raw
-            codes = [setdefault((s.tool, raw(s.arguments)), len(calls)) for s in flat]
+            codes = [
+                setdefault((s.tool, raw(s.arguments), s.error, s.turn), len(calls)) for s in flat
+            ]
         calls_array = np.array(codes, dtype=np.int64)
-        if len(calls) > known:  # new calls: their properties, from each one's first step
+        if len(calls) > known:  # new codes: their properties, from each one's first step
             new_steps = np.flatnonzero(calls_array >= known)
             _, first = np.unique(calls_array[new_steps], return_index=True)
             for index in new_steps[first].tolist():  # in code order
                 step = flat[index]
-                self._call_table.append(self._call_properties(step.tool, step.arguments))
-        n = len(flat)
-        outcomes = list(map(_ERROR_TURN, flat))
-        if outcomes.count(_NO_ERROR_NO_TURN) == n:
-            error = np.zeros(n, dtype=np.bool_)
-            turn = np.full(n, -1, dtype=np.int64)
-        else:
-            error = np.fromiter((bool(e) for e, _ in outcomes), dtype=np.bool_, count=n)
-            turn = np.fromiter((-1 if t is None else t for _, t in outcomes), np.int64, n)
+                self._call_table.append(
+                    (
+                        *self._call_properties(step.tool, step.arguments),
+                        bool(step.error),
+                        -1 if step.turn is None else step.turn,
+                    )
+                )
         table = self._call_table
         tool = np.fromiter((t[0] for t in table), dtype=np.int64, count=len(table))
         key = np.fromiter((t[1] for t in table), dtype=np.int64, count=len(table))
         ident = np.fromiter((t[2] for t in table), dtype=np.int64, count=len(table))
         general = np.fromiter((t[3] for t in table), dtype=np.bool_, count=len(table))
+        error = np.fromiter((t[4] for t in table), dtype=np.bool_, count=len(table))
+        turn = np.fromiter((t[5] for t in table), dtype=np.int64, count=len(table))
         return EncodedPaths(
             offsets=offsets,
             tool=tool[calls_array],
@@ -145,8 +149,8 @@ class StepEncoder:
             general=general[calls_array],
             steps=flat,
             calls=calls_array,
-            error=error,
-            turn=turn,
+            error=error[calls_array],
+            turn=turn[calls_array],
         )
 
 
