@@ -28,7 +28,6 @@ from typing import Literal
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy.special import ndtr, ndtri
 
 from pathgrade.stats._rng import Seed, as_generator
 
@@ -157,6 +156,8 @@ def _bca_levels(
     share = (np.count_nonzero(means < estimate) + np.count_nonzero(means <= estimate)) / (
         2.0 * means.size
     )
+    from scipy.special import ndtr, ndtri  # imported on use: scipy is slow to import
+
     z0 = float(ndtri(share))
     n = data.size
     jackknife = (data.sum() - data) / (n - 1)

@@ -21,7 +21,6 @@ from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy import stats as sps
 
 from pathgrade.stats._rng import Seed, as_generator
 
@@ -65,6 +64,8 @@ def mcnemar_exact(b: int, c: int) -> float:
     total = int(b) + int(c)
     if total == 0:
         return 1.0
+    from scipy import stats as sps  # imported on use: scipy costs ~0.3 s and ~40 MiB
+
     tail = float(sps.binom.cdf(min(int(b), int(c)), total, 0.5))
     return min(1.0, 2.0 * tail)
 
@@ -99,6 +100,8 @@ def wilcoxon_signed_rank(differences: ArrayLike) -> float:
     data = _differences(differences)
     if np.count_nonzero(data) == 0:
         return 1.0
+    from scipy import stats as sps
+
     result = sps.wilcoxon(data, zero_method="wilcox", alternative="two-sided")
     return float(result.pvalue)
 

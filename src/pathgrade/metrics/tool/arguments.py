@@ -34,7 +34,6 @@ from typing import Any, Literal
 
 import numpy as np
 from rapidfuzz import fuzz, utils
-from scipy.optimize import linear_sum_assignment
 
 from pathgrade.core.config import FieldMatch, MatchingConfig
 from pathgrade.core.errors import ConfigError
@@ -255,6 +254,8 @@ def pair_calls(
                 for a, row in enumerate(grid)
             ]
         )
+        from scipy.optimize import linear_sum_assignment  # imported on use (slow import)
+
         rows, cols = linear_sum_assignment(gain, maximize=True)
         pairs.extend(grid[int(r)][int(c)] for r, c in zip(rows, cols, strict=True))
     return sorted(pairs, key=lambda c: c.step_index)

@@ -16,7 +16,6 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from scipy.optimize import linear_sum_assignment
 
 IntArray = npt.NDArray[np.int64]
 BoolArray = npt.NDArray[np.bool_]
@@ -106,6 +105,8 @@ def exact_matching(eq: BoolArray) -> tuple[IntArray, IntArray]:
         return agent_partner, ref_partner
     big = float(width_a * (width_a + 1) + 1)
     cost = np.where(eq, -(big - np.arange(width_a, dtype=np.float64))[None, :], 0.0)
+    from scipy.optimize import linear_sum_assignment  # imported on use (slow import)
+
     rows, cols = linear_sum_assignment(cost)
     for i, j in zip(rows, cols, strict=True):
         if eq[i, j]:
