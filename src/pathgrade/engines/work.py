@@ -13,6 +13,7 @@ import gc
 import os
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import cache
 
 import numpy as np
 
@@ -27,6 +28,7 @@ from pathgrade.io.cases import check_known_case, parse_record
 from pathgrade.io.partitions import Partition, read_partition
 from pathgrade.io.tools import entry_point_validators, load_tools
 from pathgrade.metrics.tool.schemas import ToolSet
+from pathgrade.metrics.tool.validators import Validator
 from pathgrade.stats.partial import SummaryPartial, outcome_codes
 
 
@@ -58,7 +60,8 @@ class PartitionOutput:
             raise InputError(message, file=file, line=line, field=where)
 
 
-# Per-process caches: a worker indexes the cases and loads the tools once, not per partition.
+# Per-process caches: a worker indexes the cases and loads the tools and the validator
+# plug-ins once, not per partition.
 _CASES: dict[tuple[str, float], CaseIndex] = {}
 _TOOLS: dict[tuple[str, float], ToolSet] = {}
 
@@ -79,6 +82,12 @@ def _cached_tools(path: str) -> ToolSet:
     if tools is None:
         tools = _TOOLS[key] = load_tools(path)
     return tools
+
+
+@cache
+def _cached_validators() -> dict[str, Validator]:
+    """The validator plug-ins of installed packages (a metadata scan), once per process."""
+    return entry_point_validators()
 
 
 def run_task(task: ScoreTask) -> PartitionOutput:
@@ -123,7 +132,7 @@ def _run_task(task: ScoreTask) -> PartitionOutput:
             runs,
             task.config,
             tools=tools,
-            validators=entry_point_validators(),
+            validators=_cached_validators(),
             strict_tools=task.strict_tools,
         )
     except InputError as error:
