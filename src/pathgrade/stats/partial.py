@@ -19,13 +19,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from math import comb
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from pathgrade.metrics.tool.confusion import ToolConfusion
+from pathgrade.stats.passk import passk_over_cases
 
 Int64Array = npt.NDArray[np.int64]
 Int8Array = npt.NDArray[np.int8]
@@ -320,30 +320,5 @@ def passk_from_codes(codes: Int64Array, trials: Int64Array, outcomes: Int8Array)
     appearance = np.argsort(first, kind="stable")
     n_list = n_defined[appearance].tolist()
     c_list = successes[appearance].tolist()
-    defined = [(n, c) for n, c in zip(n_list, c_list, strict=True) if n > 0]
-    sizes = [n for n, _ in defined]
-    k_max = min(sizes) if sizes else 0
-    at_k: dict[str, float] = {}
-    hat_k: dict[str, float] = {}
-    for k in range(1, k_max + 1):
-        at: dict[tuple[int, int], float] = {}
-        hat: dict[tuple[int, int], float] = {}
-        for pair in set(defined):
-            n, c = pair
-            at[pair] = 1.0 - comb(n - c, k) / comb(n, k)
-            hat[pair] = comb(c, k) / comb(n, k)
-        at_k[str(k)] = sum(at[p] for p in defined) / len(defined)
-        hat_k[str(k)] = sum(hat[p] for p in defined) / len(defined)
     undefined_runs = int(n_runs.sum() - n_defined.sum())
-    return {
-        "pass@k": at_k,
-        "pass^k": hat_k,
-        "trials": {
-            "cases": len(defined),
-            "runs": sum(sizes),
-            "min": k_max,
-            "max": max(sizes) if sizes else 0,
-            "undefined_runs": undefined_runs,
-            "undefined_cases": int(unique_codes.size) - len(defined),
-        },
-    }
+    return passk_over_cases(list(zip(n_list, c_list, strict=True)), undefined_runs)

@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from math import comb
 from typing import Any
 
-__all__ = ["all_pass_at_n", "pass_at_k", "pass_hat_k", "passk_summary"]
+__all__ = ["all_pass_at_n", "pass_at_k", "pass_hat_k", "passk_over_cases", "passk_summary"]
 
 
 def _check(n: int, c: int, k: int | None = None) -> None:
@@ -114,14 +114,23 @@ def passk_summary(
             )
         entry[0] += 1
         entry[1] += int(success)
-    defined = [(n, c) for n, c in counts.values() if n > 0]
+    return passk_over_cases(list(counts.values()), undefined_runs)
+
+
+def passk_over_cases(counts: Sequence[Sequence[int]], undefined_runs: int) -> dict[str, Any]:
+    """The summary of :func:`passk_summary` from ``(defined trials, successes)`` per case, in
+    case order (cases with no defined trial count as ``undefined_cases``). Each case's
+    estimate is summed left to right; each distinct ``(n, c)`` is computed once."""
+    defined = [(int(n), int(c)) for n, c in counts if n > 0]
     sizes = [n for n, _ in defined]
     k_max = min(sizes) if sizes else 0
     at_k: dict[str, float] = {}
     hat_k: dict[str, float] = {}
     for k in range(1, k_max + 1):
-        at_k[str(k)] = sum(pass_at_k(n, c, k) for n, c in defined) / len(defined)
-        hat_k[str(k)] = sum(pass_hat_k(n, c, k) for n, c in defined) / len(defined)
+        at = {pair: pass_at_k(pair[0], pair[1], k) for pair in set(defined)}
+        hat = {pair: pass_hat_k(pair[0], pair[1], k) for pair in set(defined)}
+        at_k[str(k)] = sum(at[pair] for pair in defined) / len(defined)
+        hat_k[str(k)] = sum(hat[pair] for pair in defined) / len(defined)
     return {
         "pass@k": at_k,
         "pass^k": hat_k,
