@@ -20,7 +20,7 @@ Definitions (``R`` = reference length, ``A`` = agent length, ``N = max(R, A)``):
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import numpy.typing as npt
@@ -148,16 +148,7 @@ def score_pairs(
         mapped = np.where(
             mapped >= 0, np.take_along_axis(perm, np.maximum(mapped, 0) % width_r, axis=1), -1
         )
-    alignment = Alignment(
-        ops=alignment.ops,
-        ref_pos=mapped,
-        agent_pos=alignment.agent_pos,
-        full_op=alignment.full_op,
-        n_ops=alignment.n_ops,
-        distance=alignment.distance,
-        tool_pairs=alignment.tool_pairs,
-        full_pairs=alignment.full_pairs,
-    )
+    alignment = replace(alignment, ref_pos=mapped)
 
     longest = np.maximum(ref_len, agent_len)
     tool_accuracy = _safe_ratio(alignment.tool_pairs, longest, 1.0)

@@ -15,7 +15,6 @@ from dataclasses import replace
 import numpy as np
 import numpy.typing as npt
 
-from pathgrade.metrics.trajectory.align import Alignment
 from pathgrade.metrics.trajectory.assignment import optimal_matching
 from pathgrade.metrics.trajectory.encode import PairBatch
 from pathgrade.metrics.trajectory.order import Predecessors
@@ -89,14 +88,5 @@ def score_pairs_with_groups(
         agent_status=np.take_along_axis(scores.agent_status, inverse, axis=1),
         agent_partner=np.take_along_axis(scores.agent_partner, inverse, axis=1),
         premature=np.take_along_axis(scores.premature, inverse, axis=1),
-        alignment=Alignment(
-            ops=a.ops,
-            ref_pos=a.ref_pos,
-            agent_pos=recorded,
-            full_op=a.full_op,
-            n_ops=a.n_ops,
-            distance=a.distance,
-            tool_pairs=a.tool_pairs,
-            full_pairs=a.full_pairs,
-        ),
+        alignment=replace(a, agent_pos=recorded),
     )
