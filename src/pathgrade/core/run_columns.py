@@ -1,8 +1,9 @@
 """The fields of many runs, gathered in one pass.
 
-Run objects are scattered in memory, so each pass over them costs a cache miss per run
-(about 0.5 µs on this machine for 100,000 runs), whatever the pass does. Scoring reads a
-dozen fields per run; gathering them once, here, replaces a dozen passes with one.
+Run objects are scattered in memory, so each pass over them costs cache misses per run
+(about 0.5 µs per run and pass on this machine, for 100,000 loaded runs), whatever the pass
+does. Scoring reads a dozen fields per run; gathering them once, here, replaces a dozen
+passes with one (measured: 0.16 s instead of 0.55 s for 100,000 runs).
 """
 
 from __future__ import annotations
