@@ -16,7 +16,7 @@ from typing import Any
 from pathgrade.core.config import ScoringConfig
 from pathgrade.core.errors import InputError
 from pathgrade.core.results import ScoreResult
-from pathgrade.core.run_columns import RunColumns
+from pathgrade.core.run_columns import CaseColumns, RunColumns
 from pathgrade.core.types import Case, Run
 from pathgrade.layers import (
     LayerColumns,
@@ -85,12 +85,13 @@ def score(
     was_enabled = gc.isenabled()
     gc.disable()
     try:
-        columns = RunColumns.gather(run_list)
+        columns, case_columns = RunColumns.gather(run_list), CaseColumns.gather(case_map)
         result = score_trajectories(case_map, run_list, config, plugins, progress, columns)
         extra = LayerColumns()
-        retrieval_columns(case_map, columns, config, extra)
+        retrieval_columns(case_columns, columns, config, extra)
         tool_columns(
             case_map,
+            case_columns,
             run_list,
             config,
             result.reference_index,
@@ -100,7 +101,7 @@ def score(
             extra,
         )
         goal = result.metrics["goal_success"]
-        answer_columns(case_map, run_list, columns, config, goal, extra)
+        answer_columns(case_map, case_columns, run_list, columns, config, goal, extra)
         trials = trial_summary(columns, goal, extra)
     finally:
         if was_enabled:

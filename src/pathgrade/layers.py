@@ -18,7 +18,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import repeat
-from operator import attrgetter, is_not
+from operator import is_not
 from typing import Any
 
 import numpy as np
@@ -26,7 +26,7 @@ import numpy.typing as npt
 
 from pathgrade.core.config import ScoringConfig
 from pathgrade.core.results import MetricKind
-from pathgrade.core.run_columns import RunColumns
+from pathgrade.core.run_columns import CaseColumns, RunColumns
 from pathgrade.core.types import Case, Run
 from pathgrade.metrics.answer.layer import abstention_layer, answer_layer
 from pathgrade.metrics.retrieval.per_run import score_runs
@@ -36,9 +36,6 @@ from pathgrade.metrics.tool.validators import Validator
 from pathgrade.stats.partial import FALSE, TRUE, UNDEFINED, passk_from_codes
 
 FloatArray = npt.NDArray[np.float64]
-_ANSWERABLE = attrgetter("answerable")
-_GOLD_EVIDENCE = attrgetter("gold_evidence")
-_EXPECTED_STATE = attrgetter("expected_state")
 _COUNT_SUFFIXES = ("_calls", "_errors", "_differences", "_not_shown", "_positives")
 _COUNTS = {"claims_supported", "claims_unsupported", "claims_unverifiable"}
 
@@ -69,13 +66,13 @@ class LayerColumns:
 
 
 def retrieval_columns(
-    cases: Mapping[str, Case], columns: RunColumns, config: ScoringConfig, out: LayerColumns
+    case_columns: CaseColumns, columns: RunColumns, config: ScoringConfig, out: LayerColumns
 ) -> None:
     """The retrieval layer (issue: runs' ``retrieved`` against cases' ``gold_evidence``)."""
-    if not any(map(is_not, map(_GOLD_EVIDENCE, cases.values()), repeat(None))):
+    case_gold = case_columns.gold_evidence
+    if not any(map(is_not, case_gold.values(), repeat(None))):
         out.not_computed["retrieval"] = "no case has gold_evidence"
         return
-    case_gold = {case_id: case.gold_evidence for case_id, case in cases.items()}
     gold = list(map(case_gold.__getitem__, columns.case_id))
     retrieval = config.retrieval
     scored = score_runs(columns.retrieved, gold, retrieval.metrics, order=retrieval.order)
@@ -91,6 +88,7 @@ def retrieval_columns(
 
 def tool_columns(
     cases: Mapping[str, Case],
+    case_columns: CaseColumns,
     runs: Sequence[Run],
     config: ScoringConfig,
     reference_index: npt.NDArray[np.int64],
@@ -101,11 +99,7 @@ def tool_columns(
 ) -> None:
     """The tool-call layer, when a tools file, expected end states or dangerous tools exist;
     ``reference_index[r]`` is run ``r``'s winning reference path (-1: none)."""
-    wanted = (
-        tools is not None
-        or bool(config.dangerous_tools)
-        or any(map(is_not, map(_EXPECTED_STATE, cases.values()), repeat(None)))
-    )
+    wanted = tools is not None or bool(config.dangerous_tools) or case_columns.any_expected_state
     if not wanted:
         out.not_computed["tool_layer"] = "no tools file, expected_state or dangerous tools"
         return
@@ -146,6 +140,7 @@ def tool_columns(
 
 def answer_columns(
     cases: Mapping[str, Case],
+    case_columns: CaseColumns,
     runs: Sequence[Run],
     columns: RunColumns,
     config: ScoringConfig,
@@ -156,7 +151,7 @@ def answer_columns(
     n_runs = len(runs)
     labelled = 0
     codes, ids = columns.case_codes
-    case_gold = np.fromiter((cases[c].gold_answer is not None for c in ids), np.bool_, len(ids))
+    case_gold = np.fromiter(map(case_columns.has_gold_answer.__getitem__, ids), np.bool_, len(ids))
     wanted = np.fromiter(columns.answer_labelled, np.bool_, n_runs) | case_gold[codes]
     for index in np.flatnonzero(wanted).tolist():
         run = runs[index]
@@ -167,7 +162,7 @@ def answer_columns(
         out.put(index, result.metrics, n_runs)
     if not labelled:
         out.not_computed["answer_layer"] = "no gold answers, context, claims, citations or rubric"
-    if not all(map(_ANSWERABLE, cases.values())) or any(columns.abstained):
+    if not case_columns.all_answerable or any(columns.abstained):
         correct = [None if math.isnan(g) else bool(g) for g in goal_success]
         report = abstention_layer(cases, runs, correct)
         out.summary["abstention"] = {

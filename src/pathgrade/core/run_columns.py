@@ -8,7 +8,7 @@ passes with one (measured: 0.16 s instead of 0.55 s for 100,000 runs).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from operator import attrgetter
@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from pathgrade.core.types import RetrievedItem, Run, Step
+from pathgrade.core.types import Case, RetrievedItem, Run, Step
 
 _FIELDS = (
     "case_id",
@@ -73,3 +73,31 @@ class RunColumns:
         )
         labelled: Any = tuple(map(_NO_ANSWER_LABELS.__ne__, zip(*labels, strict=True)))
         return cls(case_id, run_id, trial, steps, success, abstained, labelled, retrieved)
+
+
+_CASE_GATHER = attrgetter("gold_evidence", "expected_state", "answerable", "gold_answer")
+
+
+@dataclass(frozen=True)
+class CaseColumns:
+    """What the layers beyond the path need of every case, read in one pass."""
+
+    #: case id -> its ``gold_evidence`` (``None``: no retrieval labels).
+    gold_evidence: dict[str, Any]
+    #: case id -> whether it has a ``gold_answer``.
+    has_gold_answer: dict[str, bool]
+    any_expected_state: bool
+    all_answerable: bool
+
+    @classmethod
+    def gather(cls, cases: Mapping[str, Case]) -> CaseColumns:
+        ids = list(cases)
+        if not ids:
+            return cls({}, {}, False, True)
+        evidence, state, answerable, gold = zip(*map(_CASE_GATHER, cases.values()), strict=True)
+        return cls(
+            gold_evidence=dict(zip(ids, evidence, strict=True)),
+            has_gold_answer=dict(zip(ids, (g is not None for g in gold), strict=True)),
+            any_expected_state=any(s is not None for s in state),
+            all_answerable=all(answerable),
+        )
