@@ -45,6 +45,29 @@ class RetryPolicy:
         return wait
 
 
+def chat_completions_url(base_url: str) -> str:
+    """The chat-completions URL of an OpenAI-compatible ``base_url``."""
+    return base_url.rstrip("/") + "/chat/completions"
+
+
+def request_headers(api_key: str | None) -> dict[str, str]:
+    """JSON content type, plus a bearer token when there is a key."""
+    headers = {"Content-Type": "application/json"}
+    if api_key:
+        headers["Authorization"] = f"Bearer {api_key}"
+    return headers
+
+
+def sampling_params(temperature: float, seed: int | None, max_tokens: int | None) -> dict[str, Any]:
+    """The sampling parameters of a request; ``seed`` and ``max_tokens`` only when set."""
+    params: dict[str, Any] = {"temperature": temperature}
+    if seed is not None:
+        params["seed"] = seed
+    if max_tokens is not None:
+        params["max_tokens"] = max_tokens
+    return params
+
+
 def retryable_status(status: int) -> bool:
     """429 and 5xx are retried; any other non-200 status fails at once."""
     return status == 429 or status >= 500

@@ -44,6 +44,7 @@ from pathgrade.openai_compat import (
     cost_of,
     parse_retry_after,
     redact,
+    request_headers,
     retryable_status,
     usage_of,
 )
@@ -108,11 +109,8 @@ class JudgeClient:
 
     async def __aenter__(self) -> JudgeClient:
         if not self.offline and self._http is None:
-            headers = {"Content-Type": "application/json"}
-            if self.config.api_key:
-                headers["Authorization"] = f"Bearer {self.config.api_key}"
             self._http = httpx.AsyncClient(
-                headers=headers,
+                headers=request_headers(self.config.api_key),
                 timeout=httpx.Timeout(self.config.timeout),
                 transport=self._transport,
                 limits=httpx.Limits(max_connections=self.config.concurrency),

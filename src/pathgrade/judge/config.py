@@ -20,6 +20,7 @@ from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from pathgrade.core.errors import ConfigError
+from pathgrade.openai_compat import chat_completions_url, sampling_params
 
 ENV_BASE_URL = "PATHGRADE_JUDGE_BASE_URL"
 ENV_MODEL = "PATHGRADE_JUDGE_MODEL"
@@ -92,15 +93,11 @@ class JudgeConfig:
     @property
     def endpoint(self) -> str:
         """The chat-completions URL."""
-        return self.base_url.rstrip("/") + "/chat/completions"
+        return chat_completions_url(self.base_url)
 
     def sampling(self) -> dict[str, Any]:
         """The sampling parameters sent with every request (and hashed into cache keys)."""
-        params: dict[str, Any] = {"temperature": self.temperature}
-        if self.seed is not None:
-            params["seed"] = self.seed
-        if self.max_tokens is not None:
-            params["max_tokens"] = self.max_tokens
+        params = sampling_params(self.temperature, self.seed, self.max_tokens)
         if self.json_mode:
             params["response_format"] = {"type": "json_object"}
         return params

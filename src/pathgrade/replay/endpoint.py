@@ -33,10 +33,13 @@ import orjson
 from pathgrade.core.errors import ConfigError
 from pathgrade.openai_compat import (
     RetryPolicy,
+    chat_completions_url,
     cost_of,
     parse_retry_after,
     redact,
+    request_headers,
     retryable_status,
+    sampling_params,
     usage_of,
 )
 
@@ -92,16 +95,11 @@ class EndpointConfig:
     @property
     def endpoint(self) -> str:
         """The chat-completions URL."""
-        return self.base_url.rstrip("/") + "/chat/completions"
+        return chat_completions_url(self.base_url)
 
     def sampling(self) -> dict[str, Any]:
         """The sampling parameters sent with every request."""
-        params: dict[str, Any] = {"temperature": self.temperature}
-        if self.seed is not None:
-            params["seed"] = self.seed
-        if self.max_tokens is not None:
-            params["max_tokens"] = self.max_tokens
-        return params
+        return sampling_params(self.temperature, self.seed, self.max_tokens)
 
     def public(self) -> dict[str, Any]:
         """Settings safe to write into runs: no API key, no credentials or query in the URL."""
@@ -182,11 +180,8 @@ class EndpointClient:
 
     def __enter__(self) -> EndpointClient:
         if self._http is None:
-            headers = {"Content-Type": "application/json"}
-            if self.config.api_key:
-                headers["Authorization"] = f"Bearer {self.config.api_key}"
             self._http = httpx.Client(
-                headers=headers,
+                headers=request_headers(self.config.api_key),
                 timeout=httpx.Timeout(self.config.timeout),
                 transport=self._transport,
                 trust_env=False,
