@@ -47,13 +47,32 @@ class EncodedPaths:
         return np.diff(self.offsets)
 
 
+CallKey = tuple[str, bytes | str, str | None, int | None]
+
+
+class _CallCodes(dict[CallKey, int]):
+    """Distinct calls ``(tool, sorted-key JSON of the arguments, error, turn)`` -> code, the
+    next code for a key seen the first time.
+
+    A plain subscript is the cheapest look-up per step (no method call, no ``len``). The
+    stored key gets its own copy of the JSON bytes: orjson's result keeps the whole output
+    buffer it grew (about 4 KiB), and a kept key per distinct call would keep it too.
+    """
+
+    def __missing__(self, key: CallKey) -> int:
+        tool, raw, error, turn = key
+        compact = bytes(memoryview(raw)) if isinstance(raw, bytes) else raw
+        code = self[(tool, compact, error, turn)] = len(self)
+        return code
+
+
 class StepEncoder:
     """Interns tools and calls into integer codes under one :class:`MatcherSet`."""
 
     def __init__(self, matchers: MatcherSet) -> None:
         self.matchers = matchers
         self.tool_codes: dict[str, int] = {}
-        self._calls: dict[tuple[str, str, str | None, int | None], int] = {}
+        self._calls = _CallCodes()
         # per code: tool code, key, identity, general, error, turn
         self._call_table: list[tuple[int, int, int, bool, bool, int]] = []
         self._interned: dict[Hashable, int] = {}
@@ -71,10 +90,10 @@ class StepEncoder:
         return code
 
     @staticmethod
-    def _raw(arguments: Any) -> str:
+    def _raw(arguments: Any) -> bytes | str:
         """The arguments as sorted-key JSON (``repr`` when they are not plain JSON)."""
         try:
-            return orjson.dumps(arguments, option=orjson.OPT_SORT_KEYS).decode()
+            return orjson.dumps(arguments, option=orjson.OPT_SORT_KEYS)
         except TypeError:  # not plain JSON (e.g. non-string keys): a stable text instead
             return repr(arguments)
 
@@ -103,24 +122,16 @@ class StepEncoder:
         # its own; matching keys and identities are still by tool and arguments alone).
         calls = self._calls
         known = len(calls)
-        setdefault = calls.setdefault
-        # One serialisation and one dictionary operation per step; a key seen for the first
-        # time gets the next code (decoded to str: orjson's bytes objects carry a 4 KiB
-        # buffer each, and new keys are kept).
+        # One serialisation and one dictionary look-up per step (``_CallCodes`` numbers a key
+        # seen for the first time).
         try:
             dumps, option = orjson.dumps, orjson.OPT_SORT_KEYS
             codes = [
-                setdefault(
-                    (s.tool, dumps(s.arguments, option=option).decode(), s.error, s.turn),
-                    len(calls),
-                )
-                for s in flat
+                calls[(s.tool, dumps(s.arguments, option=option), s.error, s.turn)] for s in flat
             ]
         except TypeError:
             raw = self._raw
-            codes = [
-                setdefault((s.tool, raw(s.arguments), s.error, s.turn), len(calls)) for s in flat
-            ]
+            codes = [calls[(s.tool, raw(s.arguments), s.error, s.turn)] for s in flat]
         calls_array = np.array(codes, dtype=np.int64)
         if len(calls) > known:  # new codes: their properties, from each one's first step
             new_steps = np.flatnonzero(calls_array >= known)
