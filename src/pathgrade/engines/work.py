@@ -9,7 +9,6 @@ which process runs it, so every engine gives the same records.
 
 from __future__ import annotations
 
-import gc
 import os
 from collections import Counter
 from dataclasses import dataclass, field
@@ -19,6 +18,7 @@ import numpy as np
 
 from pathgrade.core.config import ScoringConfig
 from pathgrade.core.errors import InputError
+from pathgrade.core.gc_pause import paused_gc
 from pathgrade.core.types import Run
 from pathgrade.engines.extras import abstention_inputs, retrieval_parts
 from pathgrade.engines.records import write_records
@@ -97,13 +97,8 @@ def run_task(task: ScoreTask) -> PartitionOutput:
     scoring allocate many objects and create no cycles; with it running, loading is about
     three times slower) and restored afterwards.
     """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
+    with paused_gc():
         return _run_task(task)
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def _run_task(task: ScoreTask) -> PartitionOutput:

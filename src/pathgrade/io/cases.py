@@ -14,6 +14,7 @@ from typing import Any, Generic, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from pathgrade.core.errors import InputError
+from pathgrade.core.gc_pause import paused_gc
 from pathgrade.core.types import Case, Run
 from pathgrade.io.records import iter_records
 
@@ -93,18 +94,19 @@ def _load(
 ) -> Loaded[Model]:
     name = str(path)
     loaded: Loaded[Model] = Loaded()
-    for line, value in iter_records(path):
-        try:
-            item = parse_record(value, model, file=name, line=line)
-            if check is not None:
-                check(item, line)
-        except InputError as error:
-            if not skip_invalid:
-                raise
-            loaded.skipped.append(error)
-            continue
-        loaded.items.append(item)
-        loaded.lines.append(line)
+    with paused_gc():
+        for line, value in iter_records(path):
+            try:
+                item = parse_record(value, model, file=name, line=line)
+                if check is not None:
+                    check(item, line)
+            except InputError as error:
+                if not skip_invalid:
+                    raise
+                loaded.skipped.append(error)
+                continue
+            loaded.items.append(item)
+            loaded.lines.append(line)
     if not loaded.items and not loaded.skipped:
         raise InputError("file has no records", file=name)
     return loaded
