@@ -172,21 +172,21 @@ class Padder:
 
     index: IntArray  # (rows, width), clipped into the flat array
     valid: BoolArray  # (rows, width): inside the row's path
+    padding: BoolArray  # ~valid
 
     @classmethod
     def build(cls, starts: IntArray, lengths: IntArray, width: int, size: int) -> Padder:
         cols = np.arange(width, dtype=np.int64)
         valid = cols[None, :] < lengths[:, None]
         index = np.minimum(starts[:, None] + cols[None, :], max(size - 1, 0))
-        return cls(index=index, valid=valid)
+        return cls(index=index, valid=valid, padding=~valid)
 
     def take(self, flat: npt.NDArray[Any], pad: Any) -> npt.NDArray[Any]:
         """The padded rows of ``flat``; ``pad`` outside each path."""
         if flat.size == 0:
             return np.full(self.valid.shape, pad, dtype=flat.dtype)
-        out: npt.NDArray[Any] = np.where(self.valid, flat[self.index], pad).astype(
-            flat.dtype, copy=False
-        )
+        out: npt.NDArray[Any] = flat.take(self.index)
+        np.copyto(out, pad, where=self.padding)  # in place: a third of np.where's time
         return out
 
 
