@@ -89,16 +89,17 @@ class Diagnoser:
         facts: Sequence[RunFacts],
         ref_paths: Sequence[Sequence[Step]],
         agents: EncodedPaths,
+        refs: EncodedPaths,
     ) -> None:
         self._config = config
         self._agents = agents
+        self._refs = refs
         self._call_texts: dict[int, str] = {}
         self._runs = runs
         self._cases = run_case
         self._facts = facts
         self._ref_paths = ref_paths
         self._ref_tools: dict[int, frozenset[str]] = {}
-        self._ref_texts: dict[int, list[str]] = {}
         self._batches: list[WinnerBatch] = []
         # Run r's winner is row _where_row[r] of batch _where_batch[r] (-1: not scored).
         self._where_batch = np.full(len(runs), -1, dtype=np.int64)
@@ -128,31 +129,11 @@ class Diagnoser:
             return tuple(defects), ()
         batch = self._batches[batch_index]
         row = int(self._where_row[run])
-        steps = self._runs[run].steps
-        reference = self._ref_paths[int(batch.ref_paths[row])]
-        defects = self._path_defects(batch, row, run, steps, reference) + defects
-        ref_text = self._reference_text(int(batch.ref_paths[row]))
-        agent_text = self._agent_text(run)
-        return tuple(defects), self._alignment(batch, row, steps, reference, ref_text, agent_text)
-
-    def _agent_text(self, run: int) -> list[str]:
-        """Formatted agent steps; a call made many times is formatted once."""
-        start, end = int(self._agents.offsets[run]), int(self._agents.offsets[run + 1])
-        texts = self._call_texts
-        out: list[str] = []
-        for offset, code in enumerate(self._agents.calls[start:end].tolist(), start=start):
-            text = texts.get(code)
-            if text is None:
-                text = texts[code] = format_step(self._agents.steps[offset])
-            out.append(text)
-        return out
-
-    def _reference_text(self, ref_path: int) -> list[str]:
-        """Formatted reference steps, once per path (many runs share a case)."""
-        text = self._ref_texts.get(ref_path)
-        if text is None:
-            text = self._ref_texts[ref_path] = [format_step(s) for s in self._ref_paths[ref_path]]
-        return text
+        ref_path = int(batch.ref_paths[row])
+        agent = _PathView.of(self._agents, run, self._call_texts)
+        reference = _PathView.of(self._refs, ref_path, self._call_texts)
+        defects = self._path_defects(batch, row, run, agent, reference, ref_path) + defects
+        return tuple(defects), self._alignment(batch, row, agent, reference)
 
     def _run_defects(self, run: int) -> list[Defect]:
         facts = self._facts[run]
@@ -192,28 +173,29 @@ class Diagnoser:
         batch: WinnerBatch,
         row: int,
         run: int,
-        steps: Sequence[Step],
-        reference: Sequence[Step],
+        agent: _PathView,
+        reference: _PathView,
+        ref_path: int,
     ) -> list[Defect]:
         penalties = self._config.penalties
         out: list[Defect] = []
-        for i in map(int, np.flatnonzero(batch.ref_missing[row])):
+        for i in np.flatnonzero(batch.ref_missing[row]).tolist():
             out.append(
                 Defect(
                     "missing_step",
                     penalties.missing,
-                    f"reference step {format_step(reference[i])} never happened",
+                    f"reference step {reference.text[i]} never happened",
                     reference_step=i,
                 )
             )
-        status = batch.agent_status[row]
-        for j in range(len(steps)):
+        status = batch.agent_status[row, : len(agent.text)]
+        for j in np.flatnonzero(status).tolist():
             if status[j] == STEP_WASTED:
                 out.append(
                     Defect(
                         "wasted_step",
                         penalties.wasted,
-                        f"{format_step(steps[j])} repeats an earlier call",
+                        f"{agent.text[j]} repeats an earlier call",
                         agent_step=j,
                     )
                 )
@@ -222,14 +204,18 @@ class Diagnoser:
                     Defect(
                         "unexpected_write",
                         penalties.unexpected_write,
-                        f"{format_step(steps[j])} is a write no reference step asked for",
+                        f"{agent.text[j]} is a write no reference step asked for",
                         agent_step=j,
                     )
                 )
         if batch.out_of_order[row]:
-            out.append(self._order_defect(batch, row, steps, reference, self._cases[run]))
+            out.append(
+                self._order_defect(
+                    batch, row, agent.text, reference.text, self._ref_paths[ref_path], run
+                )
+            )
         unused = self._facts[run].unused_required
-        tools = {s.tool for s in reference}
+        tools = {s.tool for s in self._ref_paths[ref_path]} if unused else set()
         for tool in unused:
             if tool not in tools:
                 out.append(
@@ -245,50 +231,45 @@ class Diagnoser:
         self,
         batch: WinnerBatch,
         row: int,
-        steps: Sequence[Step],
+        agent_text: Sequence[str],
+        ref_text: Sequence[str],
         reference: Sequence[Step],
-        case: Case,
+        run: int,
     ) -> Defect:
         penalty = self._config.penalties.out_of_order
         partner = batch.agent_partner[row]
-        position = {int(partner[j]): j for j in range(len(steps)) if partner[j] >= 0}
-        if case.order == "partial":
+        n_steps = len(agent_text)
+        position = {int(partner[j]): j for j in range(n_steps) if partner[j] >= 0}
+        if self._cases[run].order == "partial":
             ids = {s.id: k for k, s in enumerate(reference) if s.id is not None}
             preds = [[ids[d] for d in s.after] for s in reference]
         else:
             preds = [list(range(i)) for i in range(len(reference))]
-        for j in range(len(steps)):
+        for j in range(n_steps):
             i = int(partner[j])
             if i < 0:
                 continue
             for p in preds[i]:
                 if p not in position:
                     detail = (
-                        f"{format_step(steps[j])} ran but {format_step(reference[p])},"
-                        " which it depends on, never did"
+                        f"{agent_text[j]} ran but {ref_text[p]}, which it depends on, never did"
                     )
                     return Defect("out_of_order", penalty, detail, j, i)
                 if position[p] > j:
-                    detail = (
-                        f"{format_step(steps[j])} ran before {format_step(reference[p])},"
-                        " which it depends on"
-                    )
+                    detail = f"{agent_text[j]} ran before {ref_text[p]}, which it depends on"
                     return Defect("out_of_order", penalty, detail, j, i)
         for j in map(int, np.flatnonzero(batch.premature[row])):
-            detail = f"{format_step(steps[j])} ran before its turn and was made again later"
+            detail = f"{agent_text[j]} ran before its turn and was made again later"
             return Defect("out_of_order", penalty, detail, j)
         return Defect("out_of_order", penalty, "the reference order was not followed")
 
     @staticmethod
     def _alignment(
-        batch: WinnerBatch,
-        row: int,
-        steps: Sequence[Step],
-        reference: Sequence[Step],
-        ref_text: Sequence[str],
-        agent_text: Sequence[str],
+        batch: WinnerBatch, row: int, agent: _PathView, reference: _PathView
     ) -> tuple[AlignedStep, ...]:
         out: list[AlignedStep] = []
+        agent_text, ref_text = agent.text, reference.text
+        agent_tool, ref_tool = agent.tools, reference.tools
         n_ops = int(batch.n_ops[row])
         ops = batch.ops[row, :n_ops].tolist()
         ref_pos = batch.ref_pos[row, :n_ops].tolist()
@@ -297,7 +278,7 @@ class Diagnoser:
         for k in range(n_ops):
             op, i, j = ops[k], ref_pos[k], agent_pos[k]
             if op == OP_PAIR:
-                tool_match = reference[i].tool == steps[j].tool
+                tool_match = ref_tool[i] == agent_tool[j]
                 full = full_op[k]
                 out.append(
                     AlignedStep(
@@ -315,3 +296,24 @@ class Diagnoser:
             elif op == OP_DELETE:
                 out.append(AlignedStep("deletion", None, i, False, False, None, ref_text[i]))
         return tuple(out)
+
+
+@dataclass(frozen=True)
+class _PathView:
+    """One encoded path as a diagnosis reads it: each step's text and tool code."""
+
+    text: list[str]
+    tools: list[int]
+
+    @classmethod
+    def of(cls, paths: EncodedPaths, index: int, texts: dict[int, str]) -> _PathView:
+        """Path ``index`` of ``paths``; ``texts`` caches the text of each call code (codes
+        are shared by the references and the runs, so a call is formatted once)."""
+        start, end = int(paths.offsets[index]), int(paths.offsets[index + 1])
+        out: list[str] = []
+        for offset, code in enumerate(paths.calls[start:end].tolist(), start=start):
+            text = texts.get(code)
+            if text is None:
+                text = texts[code] = format_step(paths.steps[offset])
+            out.append(text)
+        return cls(out, paths.tool[start:end].tolist())

@@ -140,7 +140,7 @@ def score_trajectories(
     ref_order_codes = np.asarray(ref_order, dtype=np.int64)
     lengths = agents.lengths
     order_by_size = np.argsort(lengths, kind="stable")
-    diagnoser = Diagnoser(config, runs, run_case, facts, ref_paths, agents)  # type: ignore[arg-type]
+    diagnoser = Diagnoser(config, runs, run_case, facts, ref_paths, agents, refs)  # type: ignore[arg-type]
     weights = config.weights
     weight_total = weights.total()
     penalties = config.penalties
