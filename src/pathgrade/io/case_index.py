@@ -64,14 +64,18 @@ class CaseIndex:
         wanted = list(dict.fromkeys(case_ids))
         if self.starts is None or self.ends is None or self.lines is None:
             return {c: self.cache[c] for c in wanted}
-        starts, ends, lines = self.starts, self.ends, self.lines
-        missing = sorted(
-            (self.positions[c] for c in wanted if c not in self.cache), key=starts.__getitem__
+        # Positions as NumPy arrays, offsets and lines as Python ints (one conversion each,
+        # not a NumPy scalar per access).
+        missing_positions = np.fromiter(
+            (self.positions[c] for c in wanted if c not in self.cache), np.int64
         )
-        if missing:
+        missing_positions = missing_positions[
+            np.argsort(self.starts[missing_positions], kind="stable")
+        ]
+        if missing_positions.size:
             # Make room first (least recently used, not wanted), so that the cases of the
             # previous partition and of this one are not all held at once.
-            excess = len(self.cache) + len(missing) - max(self.capacity, len(wanted))
+            excess = len(self.cache) + missing_positions.size - max(self.capacity, len(wanted))
             if excess > 0:
                 keep = set(wanted)
                 stale: list[str] = []
@@ -82,14 +86,17 @@ class CaseIndex:
                         stale.append(case_id)
                 for case_id in stale:
                     del self.cache[case_id]
+            starts = self.starts[missing_positions].tolist()
+            ends = self.ends[missing_positions].tolist()
+            lines = self.lines[missing_positions].tolist()
             with Path(self.path).open("rb") as handle:
-                for span in _spans(missing, starts, ends):
-                    base = int(starts[span[0]])
+                for first, last in _spans(starts, ends):
+                    base = starts[first]
                     handle.seek(base)
-                    block = handle.read(int(ends[span[-1]]) - base)
-                    for position in span:
-                        start, line = int(starts[position]) - base, int(lines[position])
-                        raw = block[start : int(ends[position]) - base]
+                    block = handle.read(ends[last - 1] - base)
+                    for k in range(first, last):
+                        line = lines[k]
+                        raw = block[starts[k] - base : ends[k] - base]
                         try:
                             value = orjson.loads(raw)
                         except orjson.JSONDecodeError as error:
@@ -111,19 +118,17 @@ _GAP = 1 << 16  # bytes between two records still read in one block
 _BLOCK = 1 << 24  # at most this many bytes per block
 
 
-def _spans(positions: list[int], starts: Int64Array, ends: Int64Array) -> list[list[int]]:
-    """``positions`` (in file order) grouped into runs read with one read each: records at
-    most ``_GAP`` bytes apart, spans of at most ``_BLOCK`` bytes."""
-    spans: list[list[int]] = []
-    for position in positions:
-        start = int(starts[position])
-        if spans:
-            span = spans[-1]
-            first, last = int(starts[span[0]]), int(ends[span[-1]])
-            if start - last <= _GAP and int(ends[position]) - first <= _BLOCK:
-                span.append(position)
-                continue
-        spans.append([position])
+def _spans(starts: list[int], ends: list[int]) -> list[tuple[int, int]]:
+    """Records (sorted by offset) grouped into ranges ``[first, last)`` read with one read
+    each: records at most ``_GAP`` bytes apart, ranges of at most ``_BLOCK`` bytes."""
+    spans: list[tuple[int, int]] = []
+    first = 0
+    for k in range(1, len(starts)):
+        if starts[k] - ends[k - 1] > _GAP or ends[k] - starts[first] > _BLOCK:
+            spans.append((first, k))
+            first = k
+    if starts:
+        spans.append((first, len(starts)))
     return spans
 
 
