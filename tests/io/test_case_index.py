@@ -1,0 +1,78 @@
+"""The on-demand case index: same cases as loading the file whole, bounded cache, errors."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import orjson
+import pytest
+
+from pathgrade.core.errors import InputError
+from pathgrade.io import case_index
+from pathgrade.io.case_index import index_cases
+from pathgrade.io.cases import load_cases
+
+
+def _write_cases(path: Path, n: int, padding: int = 0) -> None:
+    lines = []
+    for c in range(n):
+        record = {"case_id": f"c{c}", "reference": [f"t{c % 5}:a{c}", "send:x"]}
+        if padding:
+            record["metadata"] = {"pad": "x" * padding}
+        lines.append(orjson.dumps(record).decode())
+        if c % 7 == 3:
+            lines.append("// a comment line, skipped")
+            lines.append("")
+    path.write_text("\n".join(lines) + "\n")
+
+
+@pytest.mark.parametrize(("gap", "block"), [(1 << 16, 1 << 24), (0, 1 << 24), (1 << 16, 300)])
+def test_cases_equal_whole_file_load_in_any_order(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, gap: int, block: int
+) -> None:
+    """Whatever the read grouping (one block, one read per record, small blocks), the cache
+    size and the request order, each case is the one ``load_cases`` reads."""
+    monkeypatch.setattr(case_index, "_GAP", gap)
+    monkeypatch.setattr(case_index, "_BLOCK", block)
+    path = tmp_path / "cases.jsonl"
+    _write_cases(path, 60, padding=50)
+    whole = {c.case_id: c for c in load_cases(path).items}
+    index = index_cases(path, capacity=8)
+    rng = random.Random(3)
+    for _ in range(20):
+        wanted = rng.sample(sorted(whole), rng.randint(1, 20))
+        got = index.cases(wanted + wanted[:2])  # repeats are fine
+        assert list(got) == list(dict.fromkeys(wanted))
+        assert all(got[c] == whole[c] for c in wanted)
+        assert len(index.cache) <= max(8, len(wanted))
+
+
+def test_positions_and_lines_follow_the_file(tmp_path: Path) -> None:
+    path = tmp_path / "cases.jsonl"
+    _write_cases(path, 10)
+    index = index_cases(path)
+    assert list(index.case_ids) == [f"c{c}" for c in range(10)]
+    assert index.lines is not None
+    text_lines = path.read_text().splitlines()
+    for c, line in enumerate(index.lines.tolist()):
+        assert orjson.loads(text_lines[line - 1])["case_id"] == f"c{c}"
+
+
+def test_a_case_that_fails_validation_names_its_line(tmp_path: Path) -> None:
+    path = tmp_path / "cases.jsonl"
+    path.write_text('{"case_id": "a"}\n{"case_id": "b", "order": "sideways"}\n')
+    index = index_cases(path)  # indexing reads ids only
+    assert index.cases(["a"])["a"].case_id == "a"
+    with pytest.raises(InputError) as caught:
+        index.cases(["b"])
+    assert caught.value.line == 2
+    assert caught.value.field == "order"
+
+
+def test_duplicate_ids_are_an_error_at_indexing(tmp_path: Path) -> None:
+    path = tmp_path / "cases.jsonl"
+    path.write_text('{"case_id": "a"}\n{"case_id": "a"}\n')
+    with pytest.raises(InputError, match="duplicate case_id 'a'") as caught:
+        index_cases(path)
+    assert caught.value.line == 2
