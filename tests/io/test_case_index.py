@@ -17,7 +17,7 @@ from pathgrade.io.cases import load_cases
 def _write_cases(path: Path, n: int, padding: int = 0) -> None:
     lines = []
     for c in range(n):
-        record = {"case_id": f"c{c}", "reference": [f"t{c % 5}:a{c}", "send:x"]}
+        record: dict[str, object] = {"case_id": f"c{c}", "reference": [f"t{c % 5}:a{c}", "send:x"]}
         if padding:
             record["metadata"] = {"pad": "x" * padding}
         lines.append(orjson.dumps(record).decode())
