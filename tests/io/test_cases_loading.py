@@ -96,3 +96,22 @@ def test_config_discovery(tmp_path: Path) -> None:
     assert load_config(cwd=tmp_path).penalties.missing == 30
     write(tmp_path, "pathgrade.toml", "[penalties]\nmissing = 40\n")
     assert load_config(cwd=tmp_path).penalties.missing == 40
+
+
+def test_loaded_tool_names_and_case_ids_are_shared_strings(tmp_path: Path) -> None:
+    """Each record is decoded separately, yet equal tool names and case ids come out as one
+    string object (interned when validated): the scorer's look-ups rely on it for speed."""
+    cases = tmp_path / "cases.jsonl"
+    cases.write_text('{"case_id": "c1", "reference": [{"tool": "lookup_order"}]}\n')
+    runs = tmp_path / "runs.jsonl"
+    runs.write_text(
+        '{"case_id": "c1", "steps": [{"tool": "lookup_order"}, "lookup_order:A17"]}\n'
+        '{"case_id": "c1", "steps": [{"tool": "lookup_order", "arguments": {"id": 1}}]}\n'
+    )
+    (case,) = load_cases(cases).items
+    first, second = load_runs(runs).items
+    tools = [case.reference[0].tool] if case.reference else []
+    tools += [s.tool for s in first.steps + second.steps]
+    assert tools == ["lookup_order"] * 4
+    assert all(t is tools[0] for t in tools)
+    assert first.case_id is second.case_id is case.case_id

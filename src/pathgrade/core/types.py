@@ -11,10 +11,15 @@ string without a colon is a call with no arguments (``{}``; ``null`` and ``[]`` 
 
 from __future__ import annotations
 
-from typing import Any, Literal
+import sys
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
 
+#: A name that recurs across many records (a tool, a case id): interned when validated, so
+#: equal names share one string object (less memory; dictionary look-ups that compare by
+#: identity first, as the scorer's per-step interning does, touch no second string).
+Name = Annotated[str, AfterValidator(sys.intern)]
 OrderMode = Literal["total", "partial", "none"]
 ToolKind = Literal["read", "write"]
 Arguments = dict[str, Any] | list[Any]
@@ -31,7 +36,7 @@ class Step(_Strict):
     a step may happen only after the steps whose ids it lists.
     """
 
-    tool: str = Field(min_length=1)
+    tool: Name = Field(min_length=1)
     arguments: Arguments = Field(default_factory=dict)
     output: Any = None
     error: str | None = None
@@ -114,7 +119,7 @@ class Case(_Strict):
     with only ``references``, they are numbered from 0.
     """
 
-    case_id: str = Field(min_length=1)
+    case_id: Name = Field(min_length=1)
     query: str | None = None
     group: str | None = None
     reference: tuple[Step, ...] | None = None
@@ -235,7 +240,7 @@ def _check_unit_interval(name: str, value: float | None) -> float | None:
 class Run(_Strict):
     """What the agent did for one case, in one trial."""
 
-    case_id: str = Field(min_length=1)
+    case_id: Name = Field(min_length=1)
     run_id: str | None = None
     trial: int = Field(default=0, ge=0)
     steps: tuple[Step, ...] = ()
