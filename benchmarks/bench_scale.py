@@ -9,7 +9,9 @@ them is included).
 
 Run: ``python benchmarks/bench_scale.py [--runs 1000000] [--partition-size 1000]
 [--formats jsonl,parquet] [--configs local:1,local:2,dask:2] [--data-dir DIR]`` (with
-``--data-dir``, the generated inputs are kept there and reused by later runs).
+``--data-dir``, the generated inputs are kept there and reused by later runs). The
+"yardstick" column is the CPU time of a fixed pure-Python loop taken just before each
+configuration: lower is a faster machine at that moment.
 Needs ``psutil`` and the ``dask`` extra (``pip install -e '.[bench,dask]'``).
 """
 
@@ -91,6 +93,20 @@ def generate(directory: Path, n_runs: int, seed: int = 11) -> tuple[Path, Path, 
     return cases_path, runs_path, parquet_path
 
 
+def yardstick() -> float:
+    """CPU seconds of a fixed pure-Python loop (best of 3): how fast the machine is right
+    now. On a shared VM it drifts by tens of percent within a day; printed next to each
+    configuration so that figures taken at different times can be compared."""
+    best = float("inf")
+    for _ in range(3):
+        start = time.process_time()
+        total = 0
+        for i in range(5_000_000):
+            total += i
+        best = min(best, time.process_time() - start)
+    return best
+
+
 def measure(args: list[str]) -> tuple[float, float, float, str]:
     """Wall seconds, peak RSS and peak PSS of the process tree in MiB, the child's output.
 
@@ -142,12 +158,13 @@ def main() -> None:
             print(f"generated {args.runs:,} runs in {time.perf_counter() - start:.0f} s")
         print(
             f"{'input':<8}{'engine':<16}{'wall s':>9}{'runs/s':>11}"
-            f"{'peak RSS MiB':>14}{'peak PSS MiB':>14}"
+            f"{'peak RSS MiB':>14}{'peak PSS MiB':>14}{'yardstick s':>13}"
         )
         for fmt in args.formats.split(","):
             path = jsonl if fmt == "jsonl" else parquet
             walls = {}
             for engine, workers in configs:
+                speed = yardstick()
                 wall, rss, pss, _out = measure(
                     [str(cases), str(path), engine, str(workers), str(args.partition_size)]
                 )
@@ -155,7 +172,7 @@ def main() -> None:
                 label = f"{engine} x{workers}"
                 print(
                     f"{fmt:<8}{label:<16}{wall:>9.1f}{args.runs / wall:>11,.0f}"
-                    f"{rss:>14,.0f}{pss:>14,.0f}"
+                    f"{rss:>14,.0f}{pss:>14,.0f}{speed:>13.3f}"
                 )
             if ("local", 1) in walls and ("local", 2) in walls:
                 speedup = walls[("local", 1)] / walls[("local", 2)]
