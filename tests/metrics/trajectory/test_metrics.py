@@ -402,3 +402,26 @@ def test_a_premature_call_redone_later_is_wasted_and_out_of_order() -> None:
     # A retry in its turn is neither.
     in_turn = ["lookup:1", {"tool": "search", "arguments": ["2"], "error": "500"}, "search:2"]
     assert one(["lookup:1", "search:2"], in_turn).metrics["path_score"] == 100.0
+
+
+def test_arguments_beyond_json_are_still_told_apart() -> None:
+    """An integer past 64 bits cannot be written as JSON by orjson; such calls are keyed by
+    a stable text instead, in the same table as the JSON-keyed calls of the batch."""
+    big = 2**70
+    same = one(
+        ["lookup:A17", {"tool": "refund", "arguments": {"n": big}}],
+        ["lookup:A17", {"tool": "refund", "arguments": {"n": big}}],
+    )
+    assert same.metrics["argument_accuracy"] == 1.0
+    assert same.metrics["path_score"] == 100.0
+    other = one(
+        ["lookup:A17", {"tool": "refund", "arguments": {"n": big}}],
+        ["lookup:A17", {"tool": "refund", "arguments": {"n": big + 1}}],
+    )
+    assert other.metrics["argument_accuracy"] == 0.5
+    assert other.metrics["tool_accuracy"] == 1.0
+    repeated = one(
+        [{"tool": "refund", "arguments": {"n": big}}],
+        [{"tool": "refund", "arguments": {"n": big}}, {"tool": "refund", "arguments": {"n": big}}],
+    )
+    assert repeated.metrics["redundant_steps"] == 1.0
