@@ -23,6 +23,7 @@ from pathgrade.io.cases import load_cases, load_runs
 from pathgrade.io.config import load_config
 from pathgrade.io.partitions import file_kind
 from pathgrade.io.results import write_results
+from pathgrade.io.step_pool import StepPool
 from pathgrade.io.tools import entry_point_validators, load_tools
 from pathgrade.report.text import render_runs, render_summary
 
@@ -113,9 +114,10 @@ def score_command(
         )
         return
     toolset = load_tools(tools) if tools is not None else None
-    loaded_cases = load_cases(cases, skip_invalid=skip_invalid)
+    pool = StepPool()  # runs share steps with their cases' references
+    loaded_cases = load_cases(cases, skip_invalid=skip_invalid, pool=pool)
     by_id = {c.case_id: c for c in loaded_cases.items}
-    loaded_runs = load_runs(runs, by_id, skip_invalid=skip_invalid)
+    loaded_runs = load_runs(runs, by_id, skip_invalid=skip_invalid, pool=pool)
     skipped = loaded_cases.skipped + loaded_runs.skipped
     if not loaded_runs.items:
         raise InputError("no valid runs to score", file=str(runs))
@@ -162,8 +164,9 @@ def score_command(
 def score_to_records(cases: Path, runs: Path, config: Path | None = None) -> list[dict[str, Any]]:
     """Score a cases file and a runs file as ``pathgrade score`` does; the result records."""
     scoring = load_config(config)
-    by_id = {c.case_id: c for c in load_cases(cases).items}
-    loaded = load_runs(runs, by_id)
+    pool = StepPool()
+    by_id = {c.case_id: c for c in load_cases(cases, pool=pool).items}
+    loaded = load_runs(runs, by_id, pool=pool)
     try:
         result = score(by_id, loaded.items, scoring)
     except InputError as failure:

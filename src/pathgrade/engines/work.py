@@ -26,6 +26,7 @@ from pathgrade.evaluate import score
 from pathgrade.io.case_index import CaseIndex, index_cases, known_ids
 from pathgrade.io.cases import check_known_case, parse_record
 from pathgrade.io.partitions import Partition, read_partition
+from pathgrade.io.step_pool import StepPool
 from pathgrade.io.tools import entry_point_validators, load_tools
 from pathgrade.metrics.tool.schemas import ToolSet
 from pathgrade.metrics.tool.validators import Validator
@@ -103,6 +104,10 @@ def run_task(task: ScoreTask) -> PartitionOutput:
 
 def _run_task(task: ScoreTask) -> PartitionOutput:
     partial = SummaryPartial()
+    # Identical steps of the partition's runs and their cases' references are validated once
+    # (see ``StepPool``). The pool lives as long as the partition: kept across partitions, its
+    # steps would be survivors that every garbage collection after a task has to scan.
+    pool = StepPool()
     try:
         index = cached_case_index(task.cases_path)
         known = known_ids(index)
@@ -110,7 +115,7 @@ def _run_task(task: ScoreTask) -> PartitionOutput:
         name = task.partition.path
         for line, value in read_partition(task.partition):
             try:
-                run = parse_record(value, Run, file=name, line=line)
+                run = parse_record(value, Run, file=name, line=line, pool=pool)
                 check_known_case(run, known, file=name, line=line)
             except InputError as error:
                 if not task.skip_invalid:
@@ -120,7 +125,7 @@ def _run_task(task: ScoreTask) -> PartitionOutput:
             runs.append(run)
         if not runs:
             return PartitionOutput(task.partition.index, b"", partial)
-        cases = index.cases(r.case_id for r in runs)
+        cases = index.cases((r.case_id for r in runs), pool)
         tools = _cached_tools(task.tools_path) if task.tools_path else None
         result = score(
             cases,

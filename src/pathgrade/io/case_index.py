@@ -22,6 +22,7 @@ import orjson
 from pathgrade.core.errors import InputError
 from pathgrade.core.types import Case
 from pathgrade.io.cases import load_cases, parse_record
+from pathgrade.io.step_pool import StepPool
 
 Int64Array = npt.NDArray[np.int64]
 
@@ -59,8 +60,9 @@ class CaseIndex:
         """The position of each of ``case_ids`` (each must be in the index)."""
         return np.fromiter(map(self.positions.__getitem__, case_ids), np.int64)
 
-    def cases(self, case_ids: Iterable[str]) -> dict[str, Case]:
-        """The validated cases of ``case_ids`` (each must be in the index)."""
+    def cases(self, case_ids: Iterable[str], pool: StepPool | None = None) -> dict[str, Case]:
+        """The validated cases of ``case_ids`` (each must be in the index); with a ``pool``,
+        their steps are shared with identical steps validated before (e.g. the runs')."""
         wanted = list(dict.fromkeys(case_ids))
         if self.starts is None or self.ends is None or self.lines is None:
             return {c: self.cache[c] for c in wanted}
@@ -103,7 +105,7 @@ class CaseIndex:
                             raise InputError(
                                 f"malformed JSON: {error}", file=self.path, line=line
                             ) from None
-                        case = parse_record(value, Case, file=self.path, line=line)
+                        case = parse_record(value, Case, file=self.path, line=line, pool=pool)
                         self.cache[case.case_id] = case
         out = {}
         for case_id in wanted:

@@ -1,7 +1,9 @@
 """Load cases and runs files into the typed model, with errors that name file, line, field.
 
 With ``skip_invalid``, bad records are collected (as :class:`InputError`) and the valid ones
-are kept; without it the first bad record raises.
+are kept; without it the first bad record raises. Identical step records are validated once
+and share one frozen ``Step`` (:mod:`pathgrade.io.step_pool`); pass one pool to both loaders
+to share steps between a cases file and its runs.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from pathgrade.core.errors import InputError
 from pathgrade.core.gc_pause import paused_gc
 from pathgrade.core.types import Case, Run
 from pathgrade.io.records import iter_records
+from pathgrade.io.step_pool import StepPool, with_pooled_steps
 
 Model = TypeVar("Model", bound=BaseModel)
 
@@ -60,17 +63,26 @@ def validation_error(error: ValidationError, *, file: str, line: int) -> InputEr
 _UNION_TAGS = {"str", "list", "dict", "function-before", "function-after", "tuple", "none"}
 
 
-def parse_record(value: Any, model: type[Model], *, file: str, line: int) -> Model:
-    """Validate one decoded record (or re-raise the :class:`InputError` that stands for it)."""
+def parse_record(
+    value: Any, model: type[Model], *, file: str, line: int, pool: StepPool | None = None
+) -> Model:
+    """Validate one decoded record (or re-raise the :class:`InputError` that stands for it);
+    with a ``pool``, its steps are shared with identical steps validated before."""
     if isinstance(value, InputError):
         raise value
     if not isinstance(value, dict):
         raise InputError(
             f"expected a JSON object, got {type(value).__name__}", file=file, line=line
         )
+    pooled = value if pool is None else with_pooled_steps(pool, value, model)
     try:
-        return model.model_validate(value)
+        return model.model_validate(pooled)
     except ValidationError as error:
+        if pooled is not value:  # report the record as written, not with pooled steps in it
+            try:
+                model.model_validate(value)
+            except ValidationError as original:
+                error = original
         raise validation_error(error, file=file, line=line) from None
 
 
@@ -91,13 +103,15 @@ def _load(
     *,
     skip_invalid: bool,
     check: Callable[[Model, int], None] | None = None,
+    pool: StepPool | None = None,
 ) -> Loaded[Model]:
     name = str(path)
+    pool = StepPool() if pool is None else pool
     loaded: Loaded[Model] = Loaded()
     with paused_gc():
         for line, value in iter_records(path):
             try:
-                item = parse_record(value, model, file=name, line=line)
+                item = parse_record(value, model, file=name, line=line, pool=pool)
                 if check is not None:
                     check(item, line)
             except InputError as error:
@@ -112,8 +126,11 @@ def _load(
     return loaded
 
 
-def load_cases(path: str | Path, *, skip_invalid: bool = False) -> Loaded[Case]:
-    """Load a cases file; ``case_id`` must be unique."""
+def load_cases(
+    path: str | Path, *, skip_invalid: bool = False, pool: StepPool | None = None
+) -> Loaded[Case]:
+    """Load a cases file; ``case_id`` must be unique. Steps are pooled in ``pool`` (a new
+    one when not given)."""
     seen: dict[str, int] = {}
     name = str(path)
 
@@ -127,17 +144,22 @@ def load_cases(path: str | Path, *, skip_invalid: bool = False) -> Loaded[Case]:
             )
         seen[case.case_id] = line
 
-    return _load(path, Case, skip_invalid=skip_invalid, check=unique)
+    return _load(path, Case, skip_invalid=skip_invalid, check=unique, pool=pool)
 
 
 def load_runs(
-    path: str | Path, cases: Mapping[str, Any] | None = None, *, skip_invalid: bool = False
+    path: str | Path,
+    cases: Mapping[str, Any] | None = None,
+    *,
+    skip_invalid: bool = False,
+    pool: StepPool | None = None,
 ) -> Loaded[Run]:
-    """Load a runs file; with ``cases``, every run must name a known ``case_id``."""
+    """Load a runs file; with ``cases``, every run must name a known ``case_id``. Steps are
+    pooled in ``pool`` (a new one when not given)."""
     name = str(path)
 
     def known(run: Run, line: int) -> None:
         if cases is not None:
             check_known_case(run, cases, file=name, line=line)
 
-    return _load(path, Run, skip_invalid=skip_invalid, check=known)
+    return _load(path, Run, skip_invalid=skip_invalid, check=known, pool=pool)

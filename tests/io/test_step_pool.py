@@ -1,0 +1,177 @@
+"""Identical step records validated once and shared (``pathgrade.io.step_pool``).
+
+A pooled record must validate to exactly what the model builds without a pool (field values,
+their types and key order, the fields set), and a bad record must fail with exactly the
+same error; only object identity may differ.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pathgrade.core.errors import InputError
+from pathgrade.core.types import Case, Run, Step
+from pathgrade.io.cases import load_cases, load_runs, parse_record
+from pathgrade.io.step_pool import StepPool, with_pooled_steps
+
+
+def _same(a: Any, b: Any) -> None:
+    """Equal models, with equal fields set and the same JSON (types and key order)."""
+    assert a == b
+    assert a.model_fields_set == b.model_fields_set
+    assert orjson.dumps(a.model_dump()) == orjson.dumps(b.model_dump())
+
+
+def test_identical_step_records_share_one_validated_step() -> None:
+    pool = StepPool()
+    record = {"tool": "refund", "arguments": {"order": "A17", "amount": 5}}
+    first = pool.steps([record, "lookup:A17", dict(record)])
+    second = pool.steps([{"tool": "refund", "arguments": {"order": "A17", "amount": 5}}])
+    assert first is not None and second is not None
+    assert first[0] is first[2] is second[0]
+    _same(first[0], Step.model_validate(record))
+    _same(first[1], Step.model_validate("lookup:A17"))
+    assert (pool.hits, pool.misses) == (2, 2)
+
+
+@pytest.mark.parametrize(
+    ("one", "other"),
+    [
+        ({"a": 1}, {"a": 1.0}),  # equal in Python, different JSON: types are kept
+        ({"a": 1}, {"a": True}),
+        ({"a": 1, "b": 2}, {"b": 2, "a": 1}),  # key order is kept
+        ({"a": 0.0}, {"a": -0.0}),
+    ],
+)
+def test_records_that_differ_in_json_are_not_shared(
+    one: dict[str, Any], other: dict[str, Any]
+) -> None:
+    pool = StepPool()
+    steps = pool.steps([{"tool": "t", "arguments": one}, {"tool": "t", "arguments": other}])
+    assert steps is not None and steps[0] is not steps[1]
+    assert orjson.dumps(steps[1].arguments) == orjson.dumps(other)
+    _same(steps[1], Step.model_validate({"tool": "t", "arguments": other}))
+
+
+def test_a_nan_is_not_taken_for_a_null() -> None:
+    # Both write as JSON null; a NaN (possible in a Parquet row) must still be validated.
+    pool = StepPool()
+    assert pool.steps([{"tool": "t", "latency_ms": None}]) is not None
+    assert pool.steps([{"tool": "t", "latency_ms": math.nan}]) is None  # ge=0 rejects NaN
+    run = {"case_id": "c", "steps": [{"tool": "t", "latency_ms": math.nan}]}
+    with pytest.raises(InputError) as pooled:
+        parse_record(run, Run, file="runs.jsonl", line=3, pool=pool)
+    with pytest.raises(InputError) as plain:
+        parse_record(run, Run, file="runs.jsonl", line=3)
+    assert str(pooled.value) == str(plain.value)
+    assert pooled.value.field == "steps[0].latency_ms"
+
+
+def test_values_that_are_not_plain_json_are_left_to_the_model() -> None:
+    pool = StepPool()
+    assert pool.steps([{"tool": "t", "arguments": {1: "x"}}]) is None
+    assert pool.steps("not a list") is None
+    assert len(pool) == 0
+
+
+def test_the_pool_is_bounded() -> None:
+    pool = StepPool(capacity=3)
+    for k in range(10):
+        assert pool.steps([{"tool": "t", "arguments": {"k": k}}]) is not None
+        assert len(pool) <= 3
+
+
+def test_the_record_itself_is_not_modified() -> None:
+    pool = StepPool()
+    case = {
+        "case_id": "c",
+        "reference": ["a:1", "b:2"],
+        "references": [["b:2", "a:1"]],
+        "forbidden_actions": ["delete:1"],
+    }
+    before = orjson.dumps(case)
+    pooled = with_pooled_steps(pool, case, Case)
+    assert orjson.dumps(case) == before
+    assert pooled is not case
+    assert all(isinstance(s, Step) for s in pooled["reference"])
+    assert pooled["references"][0][1] is pooled["reference"][0]
+    _same(Case.model_validate(pooled), Case.model_validate(case))
+
+
+# -- differential: with a pool, exactly the model's result or the model's error --------------
+
+_json_scalars = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-3, 3),
+    st.sampled_from([0.5, 1.0, -0.0]),
+    st.sampled_from(["", "A17", "x y"]),
+)
+_arguments = st.one_of(
+    st.dictionaries(st.sampled_from(["id", "amount", "q"]), _json_scalars, max_size=3),
+    st.lists(_json_scalars, max_size=2),
+    _json_scalars,  # mostly invalid: arguments must be an object or a list
+)
+_step_record = st.one_of(
+    st.sampled_from(["refund:A17", "lookup:A17", "noop", ":x", ""]),
+    st.fixed_dictionaries(
+        {"tool": st.sampled_from(["refund", "lookup", "", 3])},
+        optional={
+            "arguments": _arguments,
+            "error": st.sampled_from([None, "timeout", 5]),
+            "turn": st.sampled_from([None, 0, 1, -1, "1"]),
+            "latency_ms": st.sampled_from([None, 3, -1.0]),
+            "after": st.sampled_from([[], ["s1"]]),
+            "id": st.sampled_from([None, "s1", "s2"]),
+            "bogus": st.just(1),
+        },
+    ),
+)
+
+
+def _outcome(value: dict[str, Any], model: type[Any], pool: StepPool | None) -> Any:
+    try:
+        return parse_record(value, model, file="f.jsonl", line=7, pool=pool)
+    except InputError as error:
+        return (str(error), error.field)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.lists(_step_record, max_size=4), min_size=1, max_size=6))
+def test_pooled_records_validate_exactly_as_without_a_pool(paths: list[list[Any]]) -> None:
+    pool = StepPool(capacity=5)  # small: clearing must not change anything either
+    for number, steps in enumerate(paths):
+        run = {"case_id": "c", "run_id": f"r{number}", "steps": steps}
+        case = {"case_id": f"c{number}", "reference": steps, "references": [steps[::-1]]}
+        for value, model in ((run, Run), (case, Case)):
+            pooled, plain = _outcome(value, model, pool), _outcome(value, model, None)
+            if isinstance(plain, tuple):
+                assert pooled == plain
+            else:
+                _same(pooled, plain)
+
+
+def test_loaders_share_steps_between_cases_and_runs(tmp_path: Path) -> None:
+    cases = tmp_path / "cases.jsonl"
+    runs = tmp_path / "runs.jsonl"
+    cases.write_text('{"case_id": "c1", "reference": ["lookup:A17", "refund:A17"]}\n')
+    runs.write_text(
+        '{"case_id": "c1", "steps": ["lookup:A17", "refund:A17"]}\n'
+        '{"case_id": "c1", "steps": [{"tool": "refund", "arguments": ["A17"]}]}\n'
+    )
+    pool = StepPool()
+    (case,) = load_cases(cases, pool=pool).items
+    first, second = load_runs(runs, pool=pool).items
+    assert case.reference is not None
+    assert first.steps[0] is case.reference[0] and first.steps[1] is case.reference[1]
+    # The same call written another way is validated on its own, and equal.
+    assert second.steps[0] is not case.reference[1] and second.steps[0] == case.reference[1]
+    alone = load_runs(runs).items
+    assert alone == [first, second]
