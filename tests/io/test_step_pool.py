@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from pathgrade.core.errors import InputError
 from pathgrade.core.types import Case, Run, Step
 from pathgrade.io.cases import load_cases, load_runs, parse_record
-from pathgrade.io.step_pool import StepPool, with_pooled_steps
+from pathgrade.io.step_pool import StepPool
 
 
 def _same(a: Any, b: Any) -> None:
@@ -29,16 +29,20 @@ def _same(a: Any, b: Any) -> None:
     assert orjson.dumps(a.model_dump()) == orjson.dumps(b.model_dump())
 
 
+def _run(*steps: Any, pool: StepPool | None) -> Run:
+    return parse_record({"case_id": "c", "steps": list(steps)}, Run, file="f", line=1, pool=pool)
+
+
 def test_identical_step_records_share_one_validated_step() -> None:
     pool = StepPool()
     record = {"tool": "refund", "arguments": {"order": "A17", "amount": 5}}
-    first = pool.steps([record, "lookup:A17", dict(record)])
-    second = pool.steps([{"tool": "refund", "arguments": {"order": "A17", "amount": 5}}])
-    assert first is not None and second is not None
-    assert first[0] is first[2] is second[0]
-    _same(first[0], Step.model_validate(record))
-    _same(first[1], Step.model_validate("lookup:A17"))
-    assert (pool.hits, pool.misses) == (2, 2)
+    first = _run(record, "lookup:A17", pool=pool)
+    second = _run(dict(record), "lookup:A17", {"tool": "refund", "arguments": ["A17"]}, pool=pool)
+    assert second.steps[0] is first.steps[0] and second.steps[1] is first.steps[1]
+    assert second.steps[2] is not first.steps[0]  # the same call written another way
+    _same(second, _run(dict(record), "lookup:A17", ["refund", "A17"][0] + ":A17", pool=None))
+    _same(first.steps[0], Step.model_validate(record))
+    assert (pool.hits, pool.misses, len(pool)) == (2, 3, 3)
 
 
 @pytest.mark.parametrize(
@@ -54,17 +58,17 @@ def test_records_that_differ_in_json_are_not_shared(
     one: dict[str, Any], other: dict[str, Any]
 ) -> None:
     pool = StepPool()
-    steps = pool.steps([{"tool": "t", "arguments": one}, {"tool": "t", "arguments": other}])
-    assert steps is not None and steps[0] is not steps[1]
-    assert orjson.dumps(steps[1].arguments) == orjson.dumps(other)
-    _same(steps[1], Step.model_validate({"tool": "t", "arguments": other}))
+    first = _run({"tool": "t", "arguments": one}, pool=pool)
+    second = _run({"tool": "t", "arguments": other}, pool=pool)
+    assert second.steps[0] is not first.steps[0]
+    assert orjson.dumps(second.steps[0].arguments) == orjson.dumps(other)
+    _same(second.steps[0], Step.model_validate({"tool": "t", "arguments": other}))
 
 
 def test_a_nan_is_not_taken_for_a_null() -> None:
     # Both write as JSON null; a NaN (possible in a Parquet row) must still be validated.
     pool = StepPool()
-    assert pool.steps([{"tool": "t", "latency_ms": None}]) is not None
-    assert pool.steps([{"tool": "t", "latency_ms": math.nan}]) is None  # ge=0 rejects NaN
+    _run({"tool": "t", "latency_ms": None}, pool=pool)
     run = {"case_id": "c", "steps": [{"tool": "t", "latency_ms": math.nan}]}
     with pytest.raises(InputError) as pooled:
         parse_record(run, Run, file="runs.jsonl", line=3, pool=pool)
@@ -76,33 +80,40 @@ def test_a_nan_is_not_taken_for_a_null() -> None:
 
 def test_values_that_are_not_plain_json_are_left_to_the_model() -> None:
     pool = StepPool()
-    assert pool.steps([{"tool": "t", "arguments": {1: "x"}}]) is None
-    assert pool.steps("not a list") is None
+    record = {"case_id": "c", "steps": [{"tool": "t", "arguments": {1: "x"}}]}
+    assert pool.prepare(record, Run) == (record, [])
+    assert pool.prepare({"case_id": "c", "steps": "not a list"}, Run)[1] == []
     assert len(pool) == 0
 
 
 def test_the_pool_is_bounded() -> None:
     pool = StepPool(capacity=3)
     for k in range(10):
-        assert pool.steps([{"tool": "t", "arguments": {"k": k}}]) is not None
+        _run({"tool": "t", "arguments": {"k": k}}, {"tool": "u"}, pool=pool)
         assert len(pool) <= 3
 
 
 def test_the_record_itself_is_not_modified() -> None:
     pool = StepPool()
+    _run("a:1", "b:2", "delete:1", pool=pool)
     case = {
         "case_id": "c",
         "reference": ["a:1", "b:2"],
-        "references": [["b:2", "a:1"]],
+        "references": [["b:2", "a:1"], ["c:3"]],
         "forbidden_actions": ["delete:1"],
     }
     before = orjson.dumps(case)
-    pooled = with_pooled_steps(pool, case, Case)
+    prepared, pending = pool.prepare(case, Case)
     assert orjson.dumps(case) == before
-    assert pooled is not case
-    assert all(isinstance(s, Step) for s in pooled["reference"])
-    assert pooled["references"][0][1] is pooled["reference"][0]
-    _same(Case.model_validate(pooled), Case.model_validate(case))
+    assert prepared is not case
+    assert all(isinstance(s, Step) for s in prepared["reference"])
+    assert prepared["references"][0][1] is prepared["reference"][0]
+    assert [p[:3] for p in pending] == [("references", 1, 0)]
+    validated = Case.model_validate(prepared)
+    pool.add(validated, pending)
+    _same(validated, Case.model_validate(case))
+    assert validated.forbidden_actions[0] is prepared["forbidden_actions"][0]
+    assert len(pool) == 4
 
 
 # -- differential: with a pool, exactly the model's result or the model's error --------------

@@ -19,7 +19,7 @@ from pathgrade.core.errors import InputError
 from pathgrade.core.gc_pause import paused_gc
 from pathgrade.core.types import Case, Run
 from pathgrade.io.records import iter_records
-from pathgrade.io.step_pool import StepPool, with_pooled_steps
+from pathgrade.io.step_pool import StepPool
 
 Model = TypeVar("Model", bound=BaseModel)
 
@@ -74,16 +74,20 @@ def parse_record(
         raise InputError(
             f"expected a JSON object, got {type(value).__name__}", file=file, line=line
         )
-    pooled = value if pool is None else with_pooled_steps(pool, value, model)
+    pooled, pending = (value, []) if pool is None else pool.prepare(value, model)
     try:
-        return model.model_validate(pooled)
+        item = model.model_validate(pooled)
     except ValidationError as error:
+        reported = error
         if pooled is not value:  # report the record as written, not with pooled steps in it
             try:
                 model.model_validate(value)
             except ValidationError as original:
-                error = original
-        raise validation_error(error, file=file, line=line) from None
+                reported = original
+        raise validation_error(reported, file=file, line=line) from None
+    if pool is not None and pending:
+        pool.add(item, pending)
+    return item
 
 
 def check_known_case(run: Run, cases: Mapping[str, Any], *, file: str, line: int) -> None:

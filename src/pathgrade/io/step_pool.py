@@ -14,8 +14,9 @@ the one a separate validation would build; only its identity is shared. Steps ar
 models; their ``arguments``, ``output`` and ``metadata`` containers are shared too and must be
 treated as read-only (as every scorer does).
 
-A record whose steps are not all valid (or not plain JSON) is not touched: the caller
-validates the record as it was, so its error names exactly the field it always did.
+A step record seen for the first time is validated with its record, in the same pydantic
+call, and pooled from the validated record. When a record does not validate, the caller
+validates it again as it was written, so its error is exactly the one it always was.
 """
 
 from __future__ import annotations
@@ -23,93 +24,111 @@ from __future__ import annotations
 from typing import Any
 
 import orjson
-from pydantic import ValidationError
 
 from pathgrade.core.types import Case, Run, Step
 
-_validate_step = Step.__pydantic_validator__.validate_python  # model_validate, minus a wrapper
+#: Distinct steps kept by default (a pooled step costs its key, the decoded record and an
+#: entry, on top of the ``Step`` its records share); the pool is emptied when it is full.
+DEFAULT_CAPACITY = 1 << 18
 
-#: Distinct steps kept by default (about 1 KiB each); the pool is emptied when it is full.
-DEFAULT_CAPACITY = 1 << 16
+#: Step look-ups per sample of the pool's hit rate, the least share of hits that keeps it in
+#: use, and the records passed by, unpooled, when a sample falls short. Pooling a step the
+#: pool does not know costs about a third of what a hit saves, so data whose steps do not
+#: recur (or recur further apart than the pool holds) is loaded almost as without a pool.
+SAMPLE_LOOKUPS = 4096
+MIN_HIT_SHARE = 0.3
+BYPASS_RECORDS = 8192
+
+#: A step record not in the pool, to be added once its record validates:
+#: ``(field, path index or -1, step index, key, decoded record)``.
+Pending = tuple[str, int, int, bytes | str, Any]
 
 
 class StepPool:
-    """Validated steps by their record (see module docstring), at most ``capacity`` kept."""
+    """Validated steps by their record (see module docstring), at most ``capacity`` kept.
+
+    When fewer than ``MIN_HIT_SHARE`` of a sample of look-ups find their step, the next
+    ``BYPASS_RECORDS`` records are validated as without a pool, then the pool samples again.
+
+    A record is prepared (:meth:`prepare`: pooled steps substituted for known step records,
+    the others left as they are), validated as a whole by the model (one pydantic call, which
+    accepts the substituted ``Step`` objects as they are), then the steps it validated anew
+    are added (:meth:`add`).
+    """
 
     def __init__(self, capacity: int = DEFAULT_CAPACITY) -> None:
         self.capacity = capacity
         self._steps: dict[bytes | str, tuple[Any, Step]] = {}
         self.hits = 0
         self.misses = 0
+        self._sample_hits = 0
+        self._sample_lookups = 0
+        self._bypass = 0  # records still to pass by unpooled
 
     def __len__(self) -> int:
         return len(self._steps)
 
-    def steps(self, values: Any) -> list[Step] | None:
-        """The validated steps of a list of step records, shared with identical earlier ones;
-        ``None`` when ``values`` is not a list or any of its records is not a valid step
-        (the caller then validates the whole record, as without a pool)."""
+    def _substitute(
+        self, values: Any, name: str, path: int, pending: list[Pending]
+    ) -> list[Any] | None:
+        """``values`` with known step records replaced by their steps (None: not a list)."""
         if type(values) is not list:
             return None
-        pool, dumps, validate = self._steps, orjson.dumps, _validate_step
-        out: list[Step] = []
-        append = out.append
-        for value in values:
+        pool, dumps = self._steps, orjson.dumps
+        out = list(values)
+        for index, value in enumerate(values):
             try:
                 key: bytes | str = value if type(value) is str else dumps(value)
             except TypeError:  # not plain JSON (a non-string key, a >64-bit integer)
-                return None
+                continue
             entry = pool.get(key)
             if entry is not None and entry[0] == value:
                 self.hits += 1
-                append(entry[1])
-                continue
-            try:
-                step = validate(value)
-            except ValidationError:
-                return None
+                self._sample_hits += 1
+                out[index] = entry[1]
+            else:
+                pending.append((name, path, index, key, value))
+        self._sample_lookups += len(values)
+        return out
+
+    def prepare(self, record: dict[str, Any], model: type) -> tuple[dict[str, Any], list[Pending]]:
+        """``record`` with its known step records (a run's ``steps``; a case's ``reference``,
+        ``references`` and ``forbidden_actions``) replaced by pooled steps, and the step
+        records still to add. ``record`` itself is not modified."""
+        pending: list[Pending] = []
+        if self._bypass:
+            self._bypass -= 1
+            return record, pending
+        if self._sample_lookups >= SAMPLE_LOOKUPS:
+            if self._sample_hits < MIN_HIT_SHARE * self._sample_lookups:
+                self._bypass = BYPASS_RECORDS
+            self._sample_hits = self._sample_lookups = 0
+        if model is Run:
+            fields: tuple[str, ...] = ("steps",)
+        elif model is Case:
+            fields = ("reference", "forbidden_actions")
+        else:
+            return record, pending
+        out = dict(record)
+        for name in fields:
+            steps = self._substitute(record.get(name), name, -1, pending)
+            if steps is not None:
+                out[name] = steps
+        if model is Case and type(record.get("references")) is list:
+            out["references"] = [
+                self._substitute(path, "references", number, pending) or path
+                for number, path in enumerate(record["references"])
+            ]
+        return out, pending
+
+    def add(self, item: Any, pending: list[Pending]) -> None:
+        """Pool the steps of the validated ``item`` that its record held as ``pending``."""
+        pool = self._steps
+        for name, path, index, key, value in pending:
+            steps = getattr(item, name)
+            step = (steps[path] if path >= 0 else steps)[index]
             self.misses += 1
             if len(pool) >= self.capacity:
                 pool.clear()
             # A compact copy of the key: orjson's result keeps the buffer it grew (~4 KiB).
             pool[bytes(memoryview(key)) if type(key) is bytes else key] = (value, step)
-            append(step)
-        return out
-
-
-def _paths(pool: StepPool, value: Any) -> list[list[Step]] | None:
-    if type(value) is not list:
-        return None
-    out: list[list[Step]] = []
-    for path in value:
-        steps = pool.steps(path)
-        if steps is None:
-            return None
-        out.append(steps)
-    return out
-
-
-def with_pooled_steps(pool: StepPool, record: dict[str, Any], model: type) -> dict[str, Any]:
-    """``record`` with its step lists (a run's ``steps``; a case's ``reference``,
-    ``references`` and ``forbidden_actions``) replaced by pooled steps. A list that is not
-    all valid steps is left as it was. The record itself is not modified."""
-    out = record
-    if model is Run:
-        fields: tuple[str, ...] = ("steps",)
-    elif model is Case:
-        fields = ("reference", "forbidden_actions")
-    else:
-        return record
-    for name in fields:
-        steps = pool.steps(record.get(name))
-        if steps is not None:
-            if out is record:
-                out = dict(record)
-            out[name] = steps
-    if model is Case:
-        paths = _paths(pool, record.get("references"))
-        if paths is not None:
-            if out is record:
-                out = dict(record)
-            out["references"] = paths
-    return out
