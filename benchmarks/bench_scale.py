@@ -8,8 +8,11 @@ peak RSS includes worker processes. Results are written to /dev/null (the cost o
 them is included).
 
 Run: ``python benchmarks/bench_scale.py [--runs 1000000] [--partition-size 1000]
-[--formats jsonl,parquet] [--configs local:1,local:2,dask:2] [--data-dir DIR]`` (with
-``--data-dir``, the generated inputs are kept there and reused by later runs). The
+[--formats jsonl,parquet] [--configs local:1,local:2,dask:2] [--data-dir DIR]
+[--calls catalogue|per-case]``. With ``--data-dir``, the generated inputs are kept there and
+reused by later runs. ``--calls`` draws step arguments from one catalogue of ids shared by all
+cases (the default, as in earlier figures: a step recurs across cases) or from ids of each
+case's own (a step recurs only within its case: references and trials, as in real traces). The
 "yardstick" column is the CPU time of a fixed pure-Python loop taken just before each
 configuration: lower is a faster machine at that moment.
 Needs ``psutil`` and the ``dask`` extra (``pip install -e '.[bench,dask]'``).
@@ -39,15 +42,21 @@ print(evaluation.summary["runs"])
 """
 
 
-def generate(directory: Path, n_runs: int, seed: int = 11) -> tuple[Path, Path, Path]:
+def generate(
+    directory: Path, n_runs: int, seed: int = 11, calls: str = "catalogue"
+) -> tuple[Path, Path, Path]:
+    """``calls="catalogue"``: arguments drawn from 100 ids shared by all cases (so a step
+    recurs across cases); ``"per-case"``: ids of the case's own (``X<case>-<k>``), so a step
+    recurs only within its case (references, trials), as in real traces."""
     rng = random.Random(seed)
     n_cases = max(1, n_runs // 4)
     cases_path = directory / "cases.jsonl"
     references = []
     with cases_path.open("w") as handle:
         for c in range(n_cases):
+            prefix = f"X{c}-" if calls == "per-case" else "X"
             ref = [
-                {"tool": rng.choice(TOOLS), "arguments": {"id": f"X{rng.randint(0, 99)}"}}
+                {"tool": rng.choice(TOOLS), "arguments": {"id": f"{prefix}{rng.randint(0, 99)}"}}
                 for _ in range(10)
             ]
             alt = list(ref)
@@ -144,17 +153,24 @@ def main() -> None:
     parser.add_argument("--formats", default="jsonl,parquet")
     parser.add_argument("--configs", default="local:1,local:2,dask:2", help="engine:workers,...")
     parser.add_argument("--data-dir", help="keep the generated inputs here and reuse them")
+    parser.add_argument(
+        "--calls",
+        choices=("catalogue", "per-case"),
+        default="catalogue",
+        help="step arguments from one catalogue of 100 ids, or ids of each case's own",
+    )
     args = parser.parse_args()
     configs = [(e, int(w)) for e, w in (c.split(":") for c in args.configs.split(","))]
     with tempfile.TemporaryDirectory() as tmp:
-        directory = Path(args.data_dir) / f"runs{args.runs}" if args.data_dir else Path(tmp)
+        suffix = "" if args.calls == "catalogue" else f"-{args.calls}"
+        directory = Path(args.data_dir) / f"runs{args.runs}{suffix}" if args.data_dir else Path(tmp)
         directory.mkdir(parents=True, exist_ok=True)
         cases, jsonl, parquet = (
             directory / n for n in ("cases.jsonl", "runs.jsonl", "runs.parquet")
         )
         if not parquet.exists():
             start = time.perf_counter()
-            cases, jsonl, parquet = generate(directory, args.runs)
+            cases, jsonl, parquet = generate(directory, args.runs, calls=args.calls)
             print(f"generated {args.runs:,} runs in {time.perf_counter() - start:.0f} s")
         print(
             f"{'input':<8}{'engine':<16}{'wall s':>9}{'runs/s':>11}"

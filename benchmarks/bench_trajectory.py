@@ -2,7 +2,8 @@
 
 Generates N synthetic runs (about 10 steps each, 2 reference paths per case, a few repeated,
 swapped and wrong steps), writes them as JSONL and loads them back with pathgrade's loaders
-(so every step is its own object, as when a user loads a file), then times in one process:
+(as ``pathgrade score`` does: identical step records share one validated object, every other
+step is its own object), then times in one process:
 
 - ``pathgrade.score`` on the loaded runs (all trajectory metrics, both references, diagnosis
   kept), best of 3, wall and CPU time; loading is timed separately and not included;
@@ -11,7 +12,10 @@ swapped and wrong steps), writes them as JSONL and loads them back with pathgrad
   (run, reference) pair (agentevals takes one reference per call), on a sample when N is
   large, extrapolated per run.
 
-Run: ``python benchmarks/bench_trajectory.py [--runs 100000] [--agentevals-sample 5000]``.
+Run: ``python benchmarks/bench_trajectory.py [--runs 100000] [--agentevals-sample 5000]
+[--calls catalogue|per-case]``. ``--calls`` draws step arguments from one catalogue of 51 ids
+shared by all cases (the default, as in earlier figures: a call recurs across cases) or from
+ids of each case's own (a call recurs only within its case, as in real traces).
 Needs the ``bench`` extra for agentevals (``pip install -e '.[bench]'``).
 """
 
@@ -29,18 +33,20 @@ import orjson
 
 from pathgrade import Case, Run, Step, score
 from pathgrade.io.cases import load_cases, load_runs
+from pathgrade.io.step_pool import StepPool
 
 TOOLS = ["search", "lookup", "fetch", "calc", "refund", "notify", "cancel", "book"]
 
 
-def make_data(n_runs: int, seed: int = 7) -> tuple[list[Case], list[Run]]:
+def make_data(n_runs: int, seed: int = 7, calls: str = "catalogue") -> tuple[list[Case], list[Run]]:
     rng = random.Random(seed)
     n_cases = max(1, n_runs // 4)
     cases: list[Case] = []
     for c in range(n_cases):
         length = rng.randint(8, 12)
+        prefix = f"X{c}-" if calls == "per-case" else "X"
         ref = [
-            Step(tool=rng.choice(TOOLS), arguments={"id": f"X{rng.randint(0, 50)}"})
+            Step(tool=rng.choice(TOOLS), arguments={"id": f"{prefix}{rng.randint(0, 50)}"})
             for _ in range(length)
         ]
         alt = list(ref)
@@ -80,7 +86,8 @@ def to_messages(steps: tuple[Step, ...]) -> list[dict[str, Any]]:
 
 
 def round_trip(cases: list[Case], runs: list[Run]) -> tuple[list[Case], list[Run], float]:
-    """Write both as JSONL and load them back (distinct objects, as users have them)."""
+    """Write both as JSONL and load them back as ``pathgrade score`` does (one step pool for
+    both files), so the objects are laid out as a user's are."""
     with tempfile.TemporaryDirectory() as tmp:
         cases_path, runs_path = Path(tmp) / "cases.jsonl", Path(tmp) / "runs.jsonl"
         for path, items in ((cases_path, cases), (runs_path, runs)):
@@ -88,8 +95,9 @@ def round_trip(cases: list[Case], runs: list[Run]) -> tuple[list[Case], list[Run
                 for item in items:
                     out.write(orjson.dumps(item.model_dump(exclude_defaults=True)) + b"\n")
         start = time.perf_counter()
-        loaded_cases = load_cases(cases_path).items
-        loaded_runs = load_runs(runs_path).items
+        pool = StepPool()
+        loaded_cases = load_cases(cases_path, pool=pool).items
+        loaded_runs = load_runs(runs_path, pool=pool).items
         return loaded_cases, loaded_runs, time.perf_counter() - start
 
 
@@ -138,10 +146,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=100_000)
     parser.add_argument("--agentevals-sample", type=int, default=5_000)
+    parser.add_argument("--calls", choices=("catalogue", "per-case"), default="catalogue")
     args = parser.parse_args()
-    cases, runs, load_seconds = round_trip(*make_data(args.runs))
+    cases, runs, load_seconds = round_trip(*make_data(args.runs, calls=args.calls))
     steps = sum(len(r.steps) for r in runs) / len(runs)
-    print(f"{len(runs):,} runs, {len(cases):,} cases, 2 references each, {steps:.1f} steps/run")
+    print(
+        f"{len(runs):,} runs, {len(cases):,} cases, 2 references each, {steps:.1f} steps/run,"
+        f" step arguments: {args.calls}"
+    )
     print(f"loading both files (not timed below): {load_seconds:.2f} s")
     wall, cpu = bench_pathgrade(cases, runs)
     ours = len(runs) / wall
