@@ -186,3 +186,26 @@ def test_loaders_share_steps_between_cases_and_runs(tmp_path: Path) -> None:
     assert second.steps[0] is not case.reference[1] and second.steps[0] == case.reference[1]
     alone = load_runs(runs).items
     assert alone == [first, second]
+
+
+def test_the_pool_steps_aside_while_steps_do_not_recur_and_samples_again() -> None:
+    from pathgrade.io import step_pool
+
+    pool = StepPool()
+    number = 0
+
+    def fresh_run() -> Run:
+        nonlocal number
+        number += 1
+        return _run({"tool": "t", "arguments": {"n": number}}, pool=pool)
+
+    while pool.misses < step_pool.SAMPLE_LOOKUPS:  # a sample with no hit at all
+        fresh_run()
+    fresh_run()  # the sample is judged (too few hits); this record is still pooled
+    pooled = len(pool)
+    for _ in range(step_pool.BYPASS_RECORDS):
+        fresh_run()
+    assert len(pool) == pooled  # nothing pooled while passing by the next records
+    first = _run("lookup:A17", pool=pool)  # sampling again: pooled and shared
+    assert _run("lookup:A17", pool=pool).steps[0] is first.steps[0]
+    assert len(pool) == pooled + 1
