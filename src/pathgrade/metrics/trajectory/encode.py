@@ -5,10 +5,16 @@ match" for tools whose matching is an equivalence; -1 otherwise, and such steps 
 pair by pair) and its *identity* (equal identities mean "the same call", used to find repeated
 steps). Codes are interned once per distinct ``(tool, arguments)``, so repeated calls cost a
 dictionary look-up.
+
+Calls are told apart by their sorted-key JSON text, so values JSON writes alike are one
+call: a NaN or an infinity (written ``null``; none can come from a JSON file) is the same
+argument as a null.
 """
 
 from __future__ import annotations
 
+import math
+import re
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from itertools import chain
@@ -49,33 +55,121 @@ class EncodedPaths:
 
 CallKey = tuple[str, bytes | str, str | None, int | None]
 
+#: A JSON string token (orjson escapes ``"`` and ``\\`` inside strings), and what makes a
+#: call's sorted-key JSON ambiguous as an ``exact`` key once strings are removed: a float
+#: (``1.0`` equals ``1``; orjson writes every float with ``.`` or ``e`` after a digit).
+_JSON_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"')
+_AMBIGUOUS = re.compile(rb"[0-9][.eE]")
+_INT64_MIN, _UINT64_END = -(1 << 63), 1 << 64
+
+
+class _NoCanonicalFormError(Exception):
+    """The value holds an integral float beyond 64 bits."""
+
+
+def _integral_floats_as_ints(value: Any) -> Any:
+    """``value`` with every integral float as the equal int (``1.0`` -> ``1``, ``-0.0`` ->
+    ``0``), so that values equal under ``exact`` serialise alike, and NaN and the
+    infinities as None (as orjson writes them, and as the encoder's call codes take them);
+    raises :class:`_NoCanonicalFormError` for an integral float beyond 64 bits."""
+    kind = type(value)
+    if kind is float:
+        if not math.isfinite(value):
+            return None
+        if value.is_integer():
+            if not _INT64_MIN <= value < _UINT64_END:
+                raise _NoCanonicalFormError
+            return int(value)
+        return value
+    if kind is dict:
+        return {k: _integral_floats_as_ints(v) for k, v in value.items()}
+    if kind is list or kind is tuple:
+        return [_integral_floats_as_ints(v) for v in value]
+    return value
+
+
+def exact_key_json(raw: bytes | str, arguments: Any) -> bytes | None:
+    """A canonical JSON text of ``arguments`` for ``exact`` matching: two calls' texts are
+    equal exactly when :func:`~pathgrade.metrics.trajectory.arguments.freeze` makes their
+    arguments equal (NaN and the infinities aside: they are null, see the module docstring);
+    None when there is none (a value JSON cannot hold, such as an integer past 64 bits), and
+    the caller keys by ``freeze`` instead.
+
+    ``raw`` is the sorted-key JSON the encoder already made (or its ``repr`` fallback).
+    Without floats it is canonical as it is; otherwise the arguments are serialised again
+    with integral floats as ints.
+    """
+    if type(raw) is not bytes:
+        return None
+    if _AMBIGUOUS.search(raw) is None or _AMBIGUOUS.search(_JSON_STRING.sub(b"", raw)) is None:
+        return raw
+    try:
+        return orjson.dumps(_integral_floats_as_ints(arguments), option=_KEY_OPTIONS)
+    except (_NoCanonicalFormError, TypeError):
+        return None
+
+
+#: Sorted keys; datetimes, dataclasses and subclasses of JSON types are not serialised
+#: (orjson would write a datetime as a string equal to some plain string's): they raise,
+#: and such arguments are coded by their ``repr`` or keyed by ``freeze``.
+_KEY_OPTIONS = (
+    orjson.OPT_SORT_KEYS
+    | orjson.OPT_PASSTHROUGH_DATETIME
+    | orjson.OPT_PASSTHROUGH_DATACLASS
+    | orjson.OPT_PASSTHROUGH_SUBCLASS
+)
+
 
 class _CallCodes(dict[CallKey, int]):
     """Distinct calls ``(tool, sorted-key JSON of the arguments, error, turn)`` -> code, the
-    next code for a key seen the first time.
+    next code for a key seen the first time (kept, in code order, in ``new``).
 
     A plain subscript is the cheapest look-up per step (no method call, no ``len``). The
     stored key gets its own copy of the JSON bytes: orjson's result keeps the whole output
     buffer it grew (about 4 KiB), and a kept key per distinct call would keep it too.
     """
 
+    def __init__(self) -> None:
+        super().__init__()
+        self.new: list[CallKey] = []
+
     def __missing__(self, key: CallKey) -> int:
         tool, raw, error, turn = key
         compact = bytes(memoryview(raw)) if isinstance(raw, bytes) else raw
-        code = self[(tool, compact, error, turn)] = len(self)
+        stored = (tool, compact, error, turn)
+        code = self[stored] = len(self)
+        self.new.append(stored)
         return code
 
 
+_EMPTY_INT = np.zeros(0, dtype=np.int64)
+_EMPTY_BOOL = np.zeros(0, dtype=np.bool_)
+
+
 class StepEncoder:
-    """Interns tools and calls into integer codes under one :class:`MatcherSet`."""
+    """Interns tools and calls into integer codes under one :class:`MatcherSet`.
+
+    Work is done once per distinct step object (steps loaded through a step pool share one
+    object), then once per distinct call; per step, only NumPy gathers remain.
+    """
 
     def __init__(self, matchers: MatcherSet) -> None:
         self.matchers = matchers
         self.tool_codes: dict[str, int] = {}
         self._calls = _CallCodes()
-        # per code: tool code, key, identity, general, error, turn
-        self._call_table: list[tuple[int, int, int, bool, bool, int]] = []
+        # per call code: tool code, key, identity, general, error, turn
+        self._tool = _EMPTY_INT
+        self._key = _EMPTY_INT
+        self._ident = _EMPTY_INT
+        self._general = _EMPTY_BOOL
+        self._error = _EMPTY_BOOL
+        self._turn = _EMPTY_INT
         self._interned: dict[Hashable, int] = {}
+        self._plain_exact: dict[str, bool] = {}
+        # steps coded so far, by address (sorted), with their call codes; kept alive
+        self._seen_addresses = _EMPTY_INT
+        self._seen_calls = _EMPTY_INT
+        self._pinned: list[tuple[Step, ...]] = []
 
     def tool_code(self, tool: str) -> int:
         code = self.tool_codes.get(tool)
@@ -93,22 +187,50 @@ class StepEncoder:
     def _raw(arguments: Any) -> bytes | str:
         """The arguments as sorted-key JSON (``repr`` when they are not plain JSON)."""
         try:
-            return orjson.dumps(arguments, option=orjson.OPT_SORT_KEYS)
+            return orjson.dumps(arguments, option=_KEY_OPTIONS)
         except TypeError:  # not plain JSON (e.g. non-string keys): a stable text instead
             return repr(arguments)
 
-    def _call_properties(self, tool: str, arguments: Any) -> tuple[int, int, int, bool]:
-        """``(tool code, key, identity, general)`` of a distinct ``(tool, arguments)``."""
-        matcher = self.matchers.for_tool(tool)
+    def _is_plain_exact(self, tool: str) -> bool:
+        """Calls of ``tool`` match under ``exact`` on every field (the default)."""
+        plain = self._plain_exact.get(tool)
+        if plain is None:
+            matcher = self.matchers.for_tool(tool)
+            plain = self._plain_exact[tool] = matcher.mode == "exact" and not matcher.fields
+        return plain
+
+    def _call_properties(
+        self, tool: str, raw: bytes | str, arguments: Any
+    ) -> tuple[int, int, int, bool]:
+        """``(tool code, key, identity, general)`` of a distinct ``(tool, arguments)``.
+
+        Under plain ``exact`` matching the key is the canonical JSON text
+        (:func:`exact_key_json`), which needs no walk over the arguments; otherwise, and
+        when there is no such text, it is the arguments' ``freeze`` form. The two kinds of
+        key never meet: a value with a canonical text is always keyed by it.
+        """
         tool_code = self.tool_code(tool)
+        if self._is_plain_exact(tool):
+            text = exact_key_json(raw, arguments)
+            key = self._intern(
+                ("json", tool, text) if text is not None else ("key", tool, freeze(arguments))
+            )
+            return (tool_code, key, key, False)
+        matcher = self.matchers.for_tool(tool)
         if matcher.keyable:
             key = self._intern(("key", tool, matcher.key(arguments)))
             # A repeat is the same call: under matching that ignores arguments (or some
             # fields), "same" still means the same arguments.
-            ident = key if matcher.identifies else self._intern(("ident", tool, freeze(arguments)))
+            ident = key if matcher.identifies else self._identity(tool, raw, arguments)
             return (tool_code, key, ident, False)
-        ident = self._intern(("ident", tool, freeze(arguments)))
-        return (tool_code, -1, ident, True)
+        return (tool_code, -1, self._identity(tool, raw, arguments), True)
+
+    def _identity(self, tool: str, raw: bytes | str, arguments: Any) -> int:
+        """The code of "the same call": equal arguments under ``exact``."""
+        text = exact_key_json(raw, arguments)
+        return self._intern(
+            ("json", tool, text) if text is not None else ("ident", tool, freeze(arguments))
+        )
 
     def encode(self, paths: Sequence[Sequence[Step]]) -> EncodedPaths:
         """Code every step of ``paths`` (a list of step sequences)."""
@@ -116,53 +238,104 @@ class StepEncoder:
         offsets = np.zeros(len(paths) + 1, dtype=np.int64)
         np.cumsum(lengths, out=offsets[1:])
         flat = tuple(chain.from_iterable(paths))
-        # Step objects are scattered in memory: touching them, not computing, is the cost,
-        # so each step is read once, in one expression: its call, error and turn together
-        # make the dictionary key (a call that failed, or ran in another turn, gets a code of
-        # its own; matching keys and identities are still by tool and arguments alone).
+        # Step objects are scattered in memory: touching them, not computing, is the cost.
+        # Steps loaded through a step pool share objects, so each distinct object (found by
+        # its address, which does not touch it) is read once per encoder, whichever call of
+        # ``encode`` meets it first (the encoder keeps the steps it coded alive, so an
+        # address stays theirs), in one expression: its call, error and turn together make
+        # the dictionary key (a call that failed, or ran in another turn, gets a code of its
+        # own; matching keys and identities are still by tool and arguments alone).
+        addresses = np.fromiter(map(id, flat), dtype=np.int64, count=len(flat))
+        unique, first, inverse = np.unique(addresses, return_index=True, return_inverse=True)
+        at = np.searchsorted(self._seen_addresses, unique)
+        np.minimum(at, max(self._seen_addresses.size - 1, 0), out=at)
+        seen = self._seen_addresses[at] == unique if self._seen_addresses.size else at < 0
+        unique_calls = np.empty(unique.size, dtype=np.int64)
+        unique_calls[seen] = self._seen_calls[at[seen]]
+        unseen = np.flatnonzero(~seen)
+        # in order of first appearance, so that codes do not depend on memory addresses
+        unseen = unseen[np.argsort(first[unseen], kind="stable")]
+        distinct = list(map(flat.__getitem__, first[unseen].tolist()))
         calls = self._calls
         known = len(calls)
-        # One serialisation and one dictionary look-up per step (``_CallCodes`` numbers a key
-        # seen for the first time).
         try:
-            dumps, option = orjson.dumps, orjson.OPT_SORT_KEYS
+            dumps, option = orjson.dumps, _KEY_OPTIONS
             codes = [
-                calls[(s.tool, dumps(s.arguments, option=option), s.error, s.turn)] for s in flat
+                calls[(s.tool, dumps(s.arguments, option=option), s.error, s.turn)]
+                for s in distinct
             ]
         except TypeError:
             raw = self._raw
-            codes = [calls[(s.tool, raw(s.arguments), s.error, s.turn)] for s in flat]
-        calls_array = np.array(codes, dtype=np.int64)
+            codes = [calls[(s.tool, raw(s.arguments), s.error, s.turn)] for s in distinct]
+        distinct_calls = np.array(codes, dtype=np.int64)
+        unique_calls[unseen] = distinct_calls
+        calls_array = unique_calls[inverse.reshape(-1)]
         if len(calls) > known:  # new codes: their properties, from each one's first step
-            new_steps = np.flatnonzero(calls_array >= known)
-            _, first = np.unique(calls_array[new_steps], return_index=True)
-            for index in new_steps[first].tolist():  # in code order
-                step = flat[index]
-                self._call_table.append(
-                    (
-                        *self._call_properties(step.tool, step.arguments),
-                        bool(step.error),
-                        -1 if step.turn is None else step.turn,
-                    )
-                )
-        table = self._call_table
-        tool = np.fromiter((t[0] for t in table), dtype=np.int64, count=len(table))
-        key = np.fromiter((t[1] for t in table), dtype=np.int64, count=len(table))
-        ident = np.fromiter((t[2] for t in table), dtype=np.int64, count=len(table))
-        general = np.fromiter((t[3] for t in table), dtype=np.bool_, count=len(table))
-        error = np.fromiter((t[4] for t in table), dtype=np.bool_, count=len(table))
-        turn = np.fromiter((t[5] for t in table), dtype=np.int64, count=len(table))
+            self._add_calls(known, distinct, distinct_calls)
+        if unseen.size:
+            self._pinned.append(flat)
+            addresses = np.concatenate((self._seen_addresses, unique[unseen]))
+            by_address = np.argsort(addresses, kind="stable")
+            self._seen_addresses = addresses[by_address]
+            self._seen_calls = np.concatenate((self._seen_calls, distinct_calls))[by_address]
         return EncodedPaths(
             offsets=offsets,
-            tool=tool[calls_array],
-            key=key[calls_array],
-            ident=ident[calls_array],
-            general=general[calls_array],
+            tool=self._tool[calls_array],
+            key=self._key[calls_array],
+            ident=self._ident[calls_array],
+            general=self._general[calls_array],
             steps=flat,
             calls=calls_array,
-            error=error[calls_array],
-            turn=turn[calls_array],
+            error=self._error[calls_array],
+            turn=self._turn[calls_array],
         )
+
+    def _add_calls(self, known: int, distinct: list[Step], distinct_calls: IntArray) -> None:
+        """Append the properties of the call codes from ``known`` on.
+
+        The common case, a plain ``exact`` call whose JSON has no float, is done inline
+        (its text is its key; its arguments are not read again); the rest by
+        :meth:`_call_properties`.
+        """
+        new_keys = self._calls.new[known:]
+        is_new = np.flatnonzero(distinct_calls >= known)
+        _, first = np.unique(distinct_calls[is_new], return_index=True)  # in code order
+        tool_codes, interned, plain_exact = self.tool_codes, self._interned, self._plain_exact
+        ambiguous = _AMBIGUOUS.search
+        tools: list[int] = []
+        keys: list[int] = []
+        idents: list[int] = []
+        general: list[bool] = []
+        for (tool, raw, _, _), index in zip(new_keys, is_new[first].tolist(), strict=True):
+            plain = plain_exact.get(tool)
+            if plain is None:
+                plain = self._is_plain_exact(tool)
+            if plain and type(raw) is bytes and ambiguous(raw) is None:
+                tool_code = tool_codes.get(tool)
+                if tool_code is None:
+                    tool_code = self.tool_code(tool)
+                name = ("json", tool, raw)
+                key = interned.get(name)
+                if key is None:
+                    key = interned[name] = len(interned)
+                tools.append(tool_code)
+                keys.append(key)
+                idents.append(key)
+                general.append(False)
+            else:
+                row = self._call_properties(tool, raw, distinct[index].arguments)
+                tools.append(row[0])
+                keys.append(row[1])
+                idents.append(row[2])
+                general.append(row[3])
+        self._tool = np.concatenate((self._tool, np.array(tools, dtype=np.int64)))
+        self._key = np.concatenate((self._key, np.array(keys, dtype=np.int64)))
+        self._ident = np.concatenate((self._ident, np.array(idents, dtype=np.int64)))
+        self._general = np.concatenate((self._general, np.array(general, dtype=np.bool_)))
+        error = np.array([k[2] is not None and k[2] != "" for k in new_keys], dtype=np.bool_)
+        turn = np.array([-1 if k[3] is None else k[3] for k in new_keys], dtype=np.int64)
+        self._error = np.concatenate((self._error, error))
+        self._turn = np.concatenate((self._turn, turn))
 
 
 @dataclass(frozen=True)
