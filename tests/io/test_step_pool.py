@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from pathgrade.core.errors import InputError
 from pathgrade.core.types import Case, Run, Step
 from pathgrade.io.cases import load_cases, load_runs, parse_record
-from pathgrade.io.step_pool import StepPool
+from pathgrade.io.step_pool import SAMPLE_LOOKUPS, StepPool
 
 
 def _same(a: Any, b: Any) -> None:
@@ -209,3 +209,43 @@ def test_the_pool_steps_aside_while_steps_do_not_recur_and_samples_again() -> No
     first = _run("lookup:A17", pool=pool)  # sampling again: pooled and shared
     assert _run("lookup:A17", pool=pool).steps[0] is first.steps[0]
     assert len(pool) == pooled + 1
+
+
+def test_steps_a_record_repeats_are_shared_within_it() -> None:
+    pool = StepPool()
+    record = {
+        "case_id": "c",
+        "reference": ["lookup:A17", "refund:A17", {"tool": "notify", "arguments": {"n": 1}}],
+        "references": [["refund:A17", "lookup:A17", {"tool": "notify", "arguments": {"n": 1}}]],
+        "forbidden_actions": ["refund:A17"],
+    }
+    case = parse_record(record, Case, file="f", line=1, pool=pool)
+    assert case.reference is not None
+    alternative = case.references[0]
+    assert alternative[0] is case.reference[1] and alternative[1] is case.reference[0]
+    assert alternative[2] is case.reference[2]
+    assert case.forbidden_actions[0] is case.reference[1]
+    _same(case, parse_record(record, Case, file="f", line=1, pool=None))
+    assert len(pool) == 3
+    run = _run("lookup:A17", "lookup:A17", {"tool": "x"}, {"tool": "x"}, pool=StepPool())
+    assert run.steps[1] is run.steps[0] and run.steps[3] is run.steps[2]
+    _same(run, _run("lookup:A17", "lookup:A17", {"tool": "x"}, {"tool": "x"}, pool=None))
+
+
+def test_case_records_are_pooled_even_when_their_steps_do_not_recur() -> None:
+    """A case's references are what its runs repeat: they are pooled whatever the hit rate
+    of the cases (here, none), so the runs of every case find them."""
+    pool = StepPool()
+    count = 2 * SAMPLE_LOOKUPS  # more step look-ups than one sample, none of them a hit
+    for number in range(count):
+        parse_record(
+            {"case_id": f"c{number}", "reference": [f"lookup:{number}"]},
+            Case,
+            file="f",
+            line=number,
+            pool=pool,
+        )
+    assert len(pool) == count
+    last = _run(f"lookup:{count - 1}", pool=pool)
+    assert pool.hits == 1 and len(pool) == count
+    assert last.steps[0] == Step(tool="lookup", arguments=[str(count - 1)])

@@ -31,8 +31,9 @@ from pathgrade.core.types import Case, Run, Step
 #: entry, on top of the ``Step`` its records share); the pool is emptied when it is full.
 DEFAULT_CAPACITY = 1 << 18
 
-#: Step look-ups per sample of the pool's hit rate, the least share of hits that keeps it in
-#: use, and the records passed by, unpooled, when a sample falls short. Pooling a step the
+#: Run step look-ups per sample of the pool's hit rate, the least share of hits that keeps it
+#: in use, and the run records passed by, unpooled, when a sample falls short (case records
+#: are always pooled: their references are what runs repeat). Pooling a step the
 #: pool does not know costs about a third of what a hit saves, so data whose steps do not
 #: recur (or recur further apart than the pool holds) is loaded almost as without a pool.
 SAMPLE_LOOKUPS = 4096
@@ -47,8 +48,9 @@ Pending = tuple[str, int, int, bytes | str, Any]
 class StepPool:
     """Validated steps by their record (see module docstring), at most ``capacity`` kept.
 
-    When fewer than ``MIN_HIT_SHARE`` of a sample of look-ups find their step, the next
-    ``BYPASS_RECORDS`` records are validated as without a pool, then the pool samples again.
+    When fewer than ``MIN_HIT_SHARE`` of a sample of run step look-ups find their step, the
+    next ``BYPASS_RECORDS`` run records are validated as without a pool, then the pool samples
+    again. Case records are always pooled.
 
     A record is prepared (:meth:`prepare`: pooled steps substituted for known step records,
     the others left as they are), validated as a whole by the model (one pydantic call, which
@@ -84,11 +86,12 @@ class StepPool:
             entry = pool.get(key)
             if entry is not None and entry[0] == value:
                 self.hits += 1
-                self._sample_hits += 1
+                self._sample_hits += name == "steps"
                 out[index] = entry[1]
             else:
                 pending.append((name, path, index, key, value))
-        self._sample_lookups += len(values)
+        if name == "steps":
+            self._sample_lookups += len(values)
         return out
 
     def prepare(self, record: dict[str, Any], model: type) -> tuple[dict[str, Any], list[Pending]]:
@@ -96,16 +99,18 @@ class StepPool:
         ``references`` and ``forbidden_actions``) replaced by pooled steps, and the step
         records still to add. ``record`` itself is not modified."""
         pending: list[Pending] = []
-        if self._bypass:
-            self._bypass -= 1
-            return record, pending
-        if self._sample_lookups >= SAMPLE_LOOKUPS:
-            if self._sample_hits < MIN_HIT_SHARE * self._sample_lookups:
-                self._bypass = BYPASS_RECORDS
-            self._sample_hits = self._sample_lookups = 0
         if model is Run:
             fields: tuple[str, ...] = ("steps",)
+            if self._bypass:
+                self._bypass -= 1
+                return record, pending
+            if self._sample_lookups >= SAMPLE_LOOKUPS:
+                if self._sample_hits < MIN_HIT_SHARE * self._sample_lookups:
+                    self._bypass = BYPASS_RECORDS
+                self._sample_hits = self._sample_lookups = 0
         elif model is Case:
+            # Always pooled: a case's references are the calls its runs are expected to
+            # repeat, so they are worth pooling even when cases share no step.
             fields = ("reference", "forbidden_actions")
         else:
             return record, pending
@@ -121,14 +126,38 @@ class StepPool:
             ]
         return out, pending
 
-    def add(self, item: Any, pending: list[Pending]) -> None:
-        """Pool the steps of the validated ``item`` that its record held as ``pending``."""
+    def add(self, item: Any, pending: list[Pending]) -> Any:
+        """Pool the steps of the validated ``item`` that its record held as ``pending``, and
+        return it; a step its record repeats (a case's reference and its alternatives, an
+        agent's repeated call) is shared too, in a copy of ``item``."""
         pool = self._steps
+        shared: dict[tuple[str, int], list[Any]] = {}
         for name, path, index, key, value in pending:
             steps = getattr(item, name)
             step = (steps[path] if path >= 0 else steps)[index]
+            # A compact copy of the key: orjson's result keeps the buffer it grew (~4 KiB).
+            compact = bytes(memoryview(key)) if type(key) is bytes else key
+            entry = pool.get(compact)
+            if entry is not None and entry[0] == value:  # pooled from earlier in this record
+                container = shared.get((name, path))
+                if container is None:
+                    container = shared[(name, path)] = list(steps[path] if path >= 0 else steps)
+                container[index] = entry[1]
+                continue
             self.misses += 1
             if len(pool) >= self.capacity:
                 pool.clear()
-            # A compact copy of the key: orjson's result keeps the buffer it grew (~4 KiB).
-            pool[bytes(memoryview(key)) if type(key) is bytes else key] = (value, step)
+            pool[compact] = (value, step)
+        if not shared:
+            return item
+        update: dict[str, Any] = {}
+        for (name, path), container in shared.items():
+            if path < 0:
+                update[name] = tuple(container)
+            else:
+                paths = update.get(name) or list(getattr(item, name))
+                paths[path] = tuple(container)
+                update[name] = paths
+        if type(update.get("references")) is list:
+            update["references"] = tuple(update["references"])
+        return item.model_copy(update=update)
