@@ -120,28 +120,6 @@ _KEY_OPTIONS = (
 )
 
 
-class _CallCodes(dict[CallKey, int]):
-    """Distinct calls ``(tool, sorted-key JSON of the arguments, error, turn)`` -> code, the
-    next code for a key seen the first time (kept, in code order, in ``new``).
-
-    A plain subscript is the cheapest look-up per step (no method call, no ``len``). The
-    stored key gets its own copy of the JSON bytes: orjson's result keeps the whole output
-    buffer it grew (about 4 KiB), and a kept key per distinct call would keep it too.
-    """
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.new: list[CallKey] = []
-
-    def __missing__(self, key: CallKey) -> int:
-        tool, raw, error, turn = key
-        compact = bytes(memoryview(raw)) if isinstance(raw, bytes) else raw
-        stored = (tool, compact, error, turn)
-        code = self[stored] = len(self)
-        self.new.append(stored)
-        return code
-
-
 _EMPTY_INT = np.zeros(0, dtype=np.int64)
 _EMPTY_BOOL = np.zeros(0, dtype=np.bool_)
 
@@ -156,7 +134,8 @@ class StepEncoder:
     def __init__(self, matchers: MatcherSet) -> None:
         self.matchers = matchers
         self.tool_codes: dict[str, int] = {}
-        self._calls = _CallCodes()
+        # distinct calls ``(tool, sorted-key JSON of the arguments, error, turn)`` -> code
+        self._calls: dict[CallKey, int] = {}
         # per call code: tool code, key, identity, general, error, turn
         self._tool = _EMPTY_INT
         self._key = _EMPTY_INT
@@ -258,20 +237,24 @@ class StepEncoder:
         distinct = list(map(flat.__getitem__, first[unseen].tolist()))
         calls = self._calls
         known = len(calls)
+        # One serialisation and one dictionary look-up per distinct step; ``setdefault``
+        # numbers a call seen for the first time. The key keeps a compact copy of the JSON
+        # bytes: orjson's result keeps the whole buffer it grew (about 4 KiB).
+        add = calls.setdefault
         try:
             dumps, option = orjson.dumps, _KEY_OPTIONS
-            codes = [
-                calls[(s.tool, dumps(s.arguments, option=option), s.error, s.turn)]
+            keys: list[CallKey] = [
+                (s.tool, bytes(memoryview(dumps(s.arguments, option=option))), s.error, s.turn)
                 for s in distinct
             ]
         except TypeError:
             raw = self._raw
-            codes = [calls[(s.tool, raw(s.arguments), s.error, s.turn)] for s in distinct]
-        distinct_calls = np.array(codes, dtype=np.int64)
+            keys = [(s.tool, raw(s.arguments), s.error, s.turn) for s in distinct]
+        distinct_calls = np.array([add(key, len(calls)) for key in keys], dtype=np.int64)
         unique_calls[unseen] = distinct_calls
         calls_array = unique_calls[inverse.reshape(-1)]
         if len(calls) > known:  # new codes: their properties, from each one's first step
-            self._add_calls(known, distinct, distinct_calls)
+            self._add_calls(known, keys, distinct, distinct_calls)
         if unseen.size:
             self._pinned.append(flat)
             addresses = np.concatenate((self._seen_addresses, unique[unseen]))
@@ -290,50 +273,48 @@ class StepEncoder:
             turn=self._turn[calls_array],
         )
 
-    def _add_calls(self, known: int, distinct: list[Step], distinct_calls: IntArray) -> None:
-        """Append the properties of the call codes from ``known`` on.
+    def _add_calls(
+        self, known: int, keys: list[CallKey], distinct: list[Step], distinct_calls: IntArray
+    ) -> None:
+        """Append the properties of the call codes from ``known`` on (``keys[i]`` is the call
+        of ``distinct[i]``, whose code is ``distinct_calls[i]``).
 
-        The common case, a plain ``exact`` call whose JSON has no float, is done inline
-        (its text is its key; its arguments are not read again); the rest by
-        :meth:`_call_properties`.
+        The common case, a plain ``exact`` call whose JSON has no float, is done by C-level
+        maps (its text is its key; its arguments are not read again); the rest one by one
+        by :meth:`_call_properties`.
         """
-        new_keys = self._calls.new[known:]
         is_new = np.flatnonzero(distinct_calls >= known)
-        _, first = np.unique(distinct_calls[is_new], return_index=True)  # in code order
-        tool_codes, interned, plain_exact = self.tool_codes, self._interned, self._plain_exact
-        ambiguous = _AMBIGUOUS.search
-        tools: list[int] = []
-        keys: list[int] = []
-        idents: list[int] = []
-        general: list[bool] = []
-        for (tool, raw, _, _), index in zip(new_keys, is_new[first].tolist(), strict=True):
-            plain = plain_exact.get(tool)
-            if plain is None:
-                plain = self._is_plain_exact(tool)
-            if plain and type(raw) is bytes and ambiguous(raw) is None:
-                tool_code = tool_codes.get(tool)
-                if tool_code is None:
-                    tool_code = self.tool_code(tool)
-                name = ("json", tool, raw)
-                key = interned.get(name)
-                if key is None:
-                    key = interned[name] = len(interned)
-                tools.append(tool_code)
-                keys.append(key)
-                idents.append(key)
-                general.append(False)
-            else:
-                row = self._call_properties(tool, raw, distinct[index].arguments)
-                tools.append(row[0])
-                keys.append(row[1])
-                idents.append(row[2])
-                general.append(row[3])
-        self._tool = np.concatenate((self._tool, np.array(tools, dtype=np.int64)))
-        self._key = np.concatenate((self._key, np.array(keys, dtype=np.int64)))
-        self._ident = np.concatenate((self._ident, np.array(idents, dtype=np.int64)))
-        self._general = np.concatenate((self._general, np.array(general, dtype=np.bool_)))
+        _, first = np.unique(distinct_calls[is_new], return_index=True)
+        firsts = is_new[first].tolist()  # the first step of each new code, in code order
+        new_keys = list(map(keys.__getitem__, firsts))
+        tools = [k[0] for k in new_keys]
+        raws = [k[1] for k in new_keys]
+        for tool in dict.fromkeys(tools):  # in order of first appearance
+            self.tool_code(tool)
+            self._is_plain_exact(tool)
+        tool_codes = np.array(list(map(self.tool_codes.__getitem__, tools)), dtype=np.int64)
+        plain = np.array(list(map(self._plain_exact.__getitem__, tools)), dtype=np.bool_)
+        # a ``repr`` text (arguments JSON cannot hold) is never canonical
+        texts = [raw if type(raw) is bytes else b"0." for raw in raws]
+        search = _AMBIGUOUS.search
+        fast = plain & np.array([search(text) is None for text in texts], dtype=np.bool_)
+        key = np.empty(len(new_keys), dtype=np.int64)
+        ident = np.empty(len(new_keys), dtype=np.int64)
+        general = np.zeros(len(new_keys), dtype=np.bool_)
+        interned = self._interned
+        add = interned.setdefault
+        fast_rows = np.flatnonzero(fast).tolist()
+        key[fast_rows] = [add(("json", tools[i], raws[i]), len(interned)) for i in fast_rows]
+        ident[fast_rows] = key[fast_rows]
+        for i in np.flatnonzero(~fast).tolist():
+            row = self._call_properties(tools[i], raws[i], distinct[firsts[i]].arguments)
+            key[i], ident[i], general[i] = row[1], row[2], row[3]
         error = np.array([k[2] is not None and k[2] != "" for k in new_keys], dtype=np.bool_)
         turn = np.array([-1 if k[3] is None else k[3] for k in new_keys], dtype=np.int64)
+        self._tool = np.concatenate((self._tool, tool_codes))
+        self._key = np.concatenate((self._key, key))
+        self._ident = np.concatenate((self._ident, ident))
+        self._general = np.concatenate((self._general, general))
         self._error = np.concatenate((self._error, error))
         self._turn = np.concatenate((self._turn, turn))
 
