@@ -172,3 +172,57 @@ def test_tool_confusion_merges_across_partitions() -> None:
     assert parts["per_tool"] == whole["per_tool"]
     assert parts["dangerous"]["false_positive_rate"] == whole["dangerous"]["false_positive_rate"]
     assert parts["dangerous"]["runs"] == whole["dangerous"]["runs"]
+
+
+def test_a_worker_shares_its_runs_steps_with_their_cases_references(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The partition's cases are validated first, so a run's step that repeats a call of
+    its case's reference is that reference's step object (and scores as before)."""
+    import pathgrade.engines.work as work
+
+    cases_path, runs_path = _write_inputs(tmp_path, n_runs=24)
+    seen: list[tuple[dict[str, Case], list[Run]]] = []
+
+    def spy(cases: dict[str, Case], runs: list[Run], *args: object, **kwargs: object) -> object:
+        seen.append((cases, runs))
+        return score(cases, runs, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(work, "score", spy)
+    # A pool that steps aside at the first run record without hits: only cases validated
+    # before the runs can make the runs' steps shared.
+    monkeypatch.setattr("pathgrade.io.step_pool.SAMPLE_LOOKUPS", 1)
+    monkeypatch.setattr("pathgrade.io.step_pool.MIN_HIT_SHARE", 1.0)
+    work._CASES.clear()  # a fresh index, as in a new worker process
+    shared = _records(cases_path, runs_path, partition_size=24)[0]
+    ((cases, runs),) = seen
+    repeated = [
+        (step, case_step)
+        for run in runs
+        for step in run.steps
+        for case_step in cases[run.case_id].reference or ()
+        if step == case_step
+    ]
+    assert repeated and all(step is case_step for step, case_step in repeated)
+    monkeypatch.undo()
+    assert shared == _records(cases_path, runs_path, partition_size=24)[0]
+
+
+def test_a_bad_case_and_a_bad_run_in_one_partition_report_the_run_first(tmp_path: Path) -> None:
+    """Cases are read before the runs they serve, but errors keep the order they had: the
+    partition's bad run (line 3) before the bad case one of its runs names."""
+    cases_path, runs_path = _write_inputs(tmp_path, n_runs=12)
+    case_lines = cases_path.read_text().splitlines()
+    case_lines[0] = '{"case_id": "c0", "reference": "not a list"}'
+    cases_path.write_text("\n".join(case_lines) + "\n")
+    lines = runs_path.read_text().splitlines()
+    lines[2] = '{"case_id": "c2", "steps": 5}'
+    runs_path.write_text("\n".join(lines) + "\n")
+    with pytest.raises(InputError) as info:
+        evaluate_files(cases_path, runs_path, partition_size=12)
+    assert (info.value.file, info.value.line) == (str(runs_path), 3)
+    lines[2] = '{"case_id": "c2", "steps": []}'
+    runs_path.write_text("\n".join(lines) + "\n")
+    with pytest.raises(InputError) as info:
+        evaluate_files(cases_path, runs_path, partition_size=12)
+    assert (info.value.file, info.value.line) == (str(cases_path), 1)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 from collections import Counter
+from contextlib import suppress
 from dataclasses import dataclass, field
 from functools import cache
 
@@ -113,7 +114,14 @@ def _run_task(task: ScoreTask) -> PartitionOutput:
         known = known_ids(index)
         runs: list[Run] = []
         name = task.partition.path
-        for line, value in read_partition(task.partition):
+        decoded = list(read_partition(task.partition))
+        # The cases first, so that runs repeating their references' calls find those steps
+        # in the pool. A case that fails here fails again below, after the runs, so errors
+        # are reported in the order they always were.
+        named = (v.get("case_id") for _, v in decoded if type(v) is dict)
+        with suppress(InputError):
+            index.cases((c for c in named if type(c) is str and c in known), pool)
+        for line, value in decoded:
             try:
                 run = parse_record(value, Run, file=name, line=line, pool=pool)
                 check_known_case(run, known, file=name, line=line)
