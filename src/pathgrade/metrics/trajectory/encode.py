@@ -23,6 +23,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 import orjson
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from pathgrade.core.types import Step
 from pathgrade.metrics.trajectory.arguments import MatcherSet, freeze
@@ -145,8 +147,8 @@ class StepEncoder:
         self._turn = _EMPTY_INT
         self._interned: dict[Hashable, int] = {}
         self._plain_exact: dict[str, bool] = {}
-        # steps coded so far, by address (sorted), with their call codes; kept alive
-        self._seen_addresses = _EMPTY_INT
+        # steps coded so far, by address, with their call codes; kept alive
+        self._seen_addresses = pa.array(_EMPTY_INT)
         self._seen_calls = _EMPTY_INT
         self._pinned: list[tuple[Step, ...]] = []
 
@@ -224,16 +226,22 @@ class StepEncoder:
         # address stays theirs), in one expression: its call, error and turn together make
         # the dictionary key (a call that failed, or ran in another turn, gets a code of its
         # own; matching keys and identities are still by tool and arguments alone).
-        addresses = np.fromiter(map(id, flat), dtype=np.int64, count=len(flat))
-        unique, first, inverse = np.unique(addresses, return_index=True, return_inverse=True)
-        at = np.searchsorted(self._seen_addresses, unique)
-        np.minimum(at, max(self._seen_addresses.size - 1, 0), out=at)
-        seen = self._seen_addresses[at] == unique if self._seen_addresses.size else at < 0
-        unique_calls = np.empty(unique.size, dtype=np.int64)
-        unique_calls[seen] = self._seen_calls[at[seen]]
-        unseen = np.flatnonzero(~seen)
-        # in order of first appearance, so that codes do not depend on memory addresses
-        unseen = unseen[np.argsort(first[unseen], kind="stable")]
+        addresses = pa.array(np.fromiter(map(id, flat), dtype=np.int64, count=len(flat)))
+        # Hash-based, in order of first appearance (so codes never depend on addresses).
+        encoded = pc.dictionary_encode(addresses)
+        inverse = encoded.indices.to_numpy()
+        unique = encoded.dictionary
+        first = np.empty(len(unique), dtype=np.int64)
+        first[inverse[::-1]] = np.arange(len(flat) - 1, -1, -1)  # first index of each
+        unique_calls = np.empty(len(unique), dtype=np.int64)
+        if self._seen_calls.size:
+            at = pc.fill_null(pc.index_in(unique, value_set=self._seen_addresses), -1)
+            at = at.to_numpy()
+            seen = at >= 0
+            unique_calls[seen] = self._seen_calls[at[seen]]
+            unseen = np.flatnonzero(~seen)
+        else:
+            unseen = np.arange(len(unique))
         distinct = list(map(flat.__getitem__, first[unseen].tolist()))
         calls = self._calls
         known = len(calls)
@@ -257,10 +265,10 @@ class StepEncoder:
             self._add_calls(known, keys, distinct, distinct_calls)
         if unseen.size:
             self._pinned.append(flat)
-            addresses = np.concatenate((self._seen_addresses, unique[unseen]))
-            by_address = np.argsort(addresses, kind="stable")
-            self._seen_addresses = addresses[by_address]
-            self._seen_calls = np.concatenate((self._seen_calls, distinct_calls))[by_address]
+            self._seen_addresses = pa.concat_arrays(
+                [self._seen_addresses, unique.take(pa.array(unseen))]
+            )
+            self._seen_calls = np.concatenate((self._seen_calls, distinct_calls))
         return EncodedPaths(
             offsets=offsets,
             tool=self._tool[calls_array],
@@ -283,21 +291,23 @@ class StepEncoder:
         maps (its text is its key; its arguments are not read again); the rest one by one
         by :meth:`_call_properties`.
         """
-        is_new = np.flatnonzero(distinct_calls >= known)
-        _, first = np.unique(distinct_calls[is_new], return_index=True)
-        firsts = is_new[first].tolist()  # the first step of each new code, in code order
+        # Codes are given in order of first appearance: a new code first appears where the
+        # code exceeds every code before it.
+        before = np.maximum.accumulate(np.concatenate(([known - 1], distinct_calls[:-1])))
+        firsts = np.flatnonzero(distinct_calls > before).tolist()
         new_keys = list(map(keys.__getitem__, firsts))
-        tools = [k[0] for k in new_keys]
-        raws = [k[1] for k in new_keys]
+        tools, raws, errors, turns = (list(column) for column in zip(*new_keys, strict=True))
         for tool in dict.fromkeys(tools):  # in order of first appearance
             self.tool_code(tool)
             self._is_plain_exact(tool)
         tool_codes = np.array(list(map(self.tool_codes.__getitem__, tools)), dtype=np.int64)
         plain = np.array(list(map(self._plain_exact.__getitem__, tools)), dtype=np.bool_)
-        # a ``repr`` text (arguments JSON cannot hold) is never canonical
-        texts = [raw if type(raw) is bytes else b"0." for raw in raws]
         search = _AMBIGUOUS.search
-        fast = plain & np.array([search(text) is None for text in texts], dtype=np.bool_)
+        try:
+            canonical = [search(raw) is None for raw in raws]
+        except TypeError:  # some ``repr`` texts (arguments JSON cannot hold): never canonical
+            canonical = [type(raw) is bytes and search(raw) is None for raw in raws]
+        fast = plain & np.array(canonical, dtype=np.bool_)
         key = np.empty(len(new_keys), dtype=np.int64)
         ident = np.empty(len(new_keys), dtype=np.int64)
         general = np.zeros(len(new_keys), dtype=np.bool_)
@@ -309,8 +319,15 @@ class StepEncoder:
         for i in np.flatnonzero(~fast).tolist():
             row = self._call_properties(tools[i], raws[i], distinct[firsts[i]].arguments)
             key[i], ident[i], general[i] = row[1], row[2], row[3]
-        error = np.array([k[2] is not None and k[2] != "" for k in new_keys], dtype=np.bool_)
-        turn = np.array([-1 if k[3] is None else k[3] for k in new_keys], dtype=np.int64)
+        count = len(new_keys)
+        if errors.count(None) == count:
+            error = np.zeros(count, dtype=np.bool_)
+        else:
+            error = np.array([e is not None and e != "" for e in errors], dtype=np.bool_)
+        if turns.count(None) == count:
+            turn = np.full(count, -1, dtype=np.int64)
+        else:
+            turn = np.array([-1 if t is None else t for t in turns], dtype=np.int64)
         self._tool = np.concatenate((self._tool, tool_codes))
         self._key = np.concatenate((self._key, key))
         self._ident = np.concatenate((self._ident, ident))
