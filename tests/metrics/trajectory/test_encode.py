@@ -183,3 +183,24 @@ def test_each_step_object_is_read_once_per_encoder() -> None:
     assert _CountingStep.reads == 3  # only the new object was read
     assert agents.calls.tolist()[:3] == [refs.calls[1], refs.calls[0], refs.calls[0]]
     assert agents.key.tolist() == [refs.key[1], refs.key[0], refs.key[0], refs.key[0]]
+
+
+def test_a_failed_call_and_its_clean_retry_share_a_key_across_batches() -> None:
+    """A failed call is a call of its own (its error is part of it) but matches as the same
+    arguments: its key is that of the clean call, even when the clean call only comes in a
+    later batch (or never), under every mode."""
+    for mode in ("exact", "normalized", "ignore"):
+        encoder = StepEncoder(MatcherSet(MatchingConfig(mode=mode)))
+        failed = Step(tool="lookup", arguments={"id": "A", "n": 1.0}, error="boom")
+        first = encoder.encode([[failed, Step(tool="lookup", arguments={"id": "B"}, turn=2)]])
+        clean = Step(tool="lookup", arguments={"n": 1, "id": "A"})
+        other = Step(tool="lookup", arguments={"id": "B"})
+        later = encoder.encode([[clean, other]])
+        assert later.key[0] == first.key[0] and later.calls[0] != first.calls[0]
+        assert later.error.tolist() == [False, False] and first.error.tolist() == [True, False]
+        assert later.turn.tolist() == [-1, -1] and first.turn.tolist() == [-1, 2]
+        assert (later.key[1] == first.key[1]) and (later.key[0] == later.key[1]) == (
+            mode == "ignore"
+        )
+        assert later.ident[0] == first.ident[0] and later.ident[1] == first.ident[1]
+        assert later.ident[0] != later.ident[1]

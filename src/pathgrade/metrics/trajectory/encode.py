@@ -17,7 +17,7 @@ import math
 import re
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
-from itertools import chain
+from itertools import chain, islice
 from typing import Any
 
 import numpy as np
@@ -63,6 +63,8 @@ CallKey = tuple[str, bytes | str, str | None, int | None]
 _JSON_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"')
 _AMBIGUOUS = re.compile(rb"[0-9][.eE]")
 _INT64_MIN, _UINT64_END = -(1 << 63), 1 << 64
+#: Keys and identities interned by value start here, above every call code.
+INTERNED_BASE = 1 << 40
 
 
 class _NoCanonicalFormError(Exception):
@@ -159,10 +161,18 @@ class StepEncoder:
         return code
 
     def _intern(self, value: Hashable) -> int:
+        """A key or identity code (from ``INTERNED_BASE`` on, apart from call codes)."""
         code = self._interned.get(value)
         if code is None:
             code = self._interned[value] = len(self._interned)
-        return code
+        return INTERNED_BASE + code
+
+    def _text_code(self, tool: str, text: bytes) -> int:
+        """The key of calls of ``tool`` (matched by plain ``exact``) whose canonical JSON is
+        ``text``: the call code of that call without error or turn, numbered now if no step
+        has made it yet (its row, added by :meth:`_add_calls`, is that of a plain call)."""
+        calls = self._calls
+        return calls.setdefault((tool, text, None, None), len(calls))
 
     @staticmethod
     def _raw(arguments: Any) -> bytes | str:
@@ -193,8 +203,10 @@ class StepEncoder:
         tool_code = self.tool_code(tool)
         if self._is_plain_exact(tool):
             text = exact_key_json(raw, arguments)
-            key = self._intern(
-                ("json", tool, text) if text is not None else ("key", tool, freeze(arguments))
+            key = (
+                self._text_code(tool, text)
+                if text is not None
+                else self._intern(("key", tool, freeze(arguments)))
             )
             return (tool_code, key, key, False)
         matcher = self.matchers.for_tool(tool)
@@ -207,7 +219,8 @@ class StepEncoder:
         return (tool_code, -1, self._identity(tool, raw, arguments), True)
 
     def _identity(self, tool: str, raw: bytes | str, arguments: Any) -> int:
-        """The code of "the same call": equal arguments under ``exact``."""
+        """The code of "the same call" (equal arguments under ``exact``) for a tool not
+        matched by plain ``exact`` (whose calls' identity is their key)."""
         text = exact_key_json(raw, arguments)
         return self._intern(
             ("json", tool, text) if text is not None else ("ident", tool, freeze(arguments))
@@ -308,14 +321,20 @@ class StepEncoder:
         except TypeError:  # some ``repr`` texts (arguments JSON cannot hold): never canonical
             canonical = [type(raw) is bytes and search(raw) is None for raw in raws]
         fast = plain & np.array(canonical, dtype=np.bool_)
-        key = np.empty(len(new_keys), dtype=np.int64)
-        ident = np.empty(len(new_keys), dtype=np.int64)
-        general = np.zeros(len(new_keys), dtype=np.bool_)
-        interned = self._interned
-        add = interned.setdefault
-        fast_rows = np.flatnonzero(fast).tolist()
-        key[fast_rows] = [add(("json", tools[i], raws[i]), len(interned)) for i in fast_rows]
-        ident[fast_rows] = key[fast_rows]
+        count = len(new_keys)
+        # A fast call's key is the call code of its text without error or turn: its own
+        # code when it has neither.
+        own = np.arange(known, known + count, dtype=np.int64)
+        key = own.copy()
+        ident = own.copy()
+        general = np.zeros(count, dtype=np.bool_)
+        if errors.count(None) != count or turns.count(None) != count:
+            plain_call = np.array(
+                [e is None and t is None for e, t in zip(errors, turns, strict=True)],
+                dtype=np.bool_,
+            )
+            for i in np.flatnonzero(fast & ~plain_call).tolist():
+                key[i] = ident[i] = self._text_code(tools[i], raws[i])
         for i in np.flatnonzero(~fast).tolist():
             row = self._call_properties(tools[i], raws[i], distinct[firsts[i]].arguments)
             key[i], ident[i], general[i] = row[1], row[2], row[3]
@@ -328,6 +347,18 @@ class StepEncoder:
             turn = np.full(count, -1, dtype=np.int64)
         else:
             turn = np.array([-1 if t is None else t for t in turns], dtype=np.int64)
+        # Keys numbered above (calls no step has made yet) get rows of their own, in order.
+        made = len(self._calls) - known - count
+        if made:
+            texts = list(islice(reversed(self._calls), made))[::-1]
+            tool_codes = np.concatenate(
+                (tool_codes, np.array([self.tool_codes[k[0]] for k in texts], dtype=np.int64))
+            )
+            extra = np.arange(known + count, known + count + made, dtype=np.int64)
+            key, ident = np.concatenate((key, extra)), np.concatenate((ident, extra))
+            general = np.concatenate((general, np.zeros(made, dtype=np.bool_)))
+            error = np.concatenate((error, np.zeros(made, dtype=np.bool_)))
+            turn = np.concatenate((turn, np.full(made, -1, dtype=np.int64)))
         self._tool = np.concatenate((self._tool, tool_codes))
         self._key = np.concatenate((self._key, key))
         self._ident = np.concatenate((self._ident, ident))
