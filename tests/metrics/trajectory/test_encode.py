@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 from pathgrade.core.config import MatchingConfig
 from pathgrade.core.types import Step
 from pathgrade.metrics.trajectory.arguments import MatcherSet, freeze
-from pathgrade.metrics.trajectory.encode import StepEncoder, exact_key_json
+from pathgrade.metrics.trajectory.canonical import exact_key_json
+from pathgrade.metrics.trajectory.encode import StepEncoder
 
 _scalars = st.one_of(
     st.none(),

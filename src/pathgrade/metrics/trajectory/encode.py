@@ -3,8 +3,9 @@
 Every step gets three integers: its tool code, its *key* (equal keys mean "tool and arguments
 match" for tools whose matching is an equivalence; -1 otherwise, and such steps are compared
 pair by pair) and its *identity* (equal identities mean "the same call", used to find repeated
-steps). Codes are interned once per distinct ``(tool, arguments)``, so repeated calls cost a
-dictionary look-up.
+steps). Each distinct step object is read once per encoder, each distinct call gets a code
+once; under plain ``exact`` matching a call's key is the code of its canonical JSON text
+(:mod:`pathgrade.metrics.trajectory.canonical`), so keys need no walk over the arguments.
 
 Calls are told apart by their sorted-key JSON text, so values JSON writes alike are one
 call: a NaN or an infinity (written ``null``; none can come from a JSON file) is the same
@@ -13,8 +14,6 @@ argument as a null.
 
 from __future__ import annotations
 
-import math
-import re
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from itertools import chain, islice
@@ -28,6 +27,7 @@ import pyarrow.compute as pc
 
 from pathgrade.core.types import Step
 from pathgrade.metrics.trajectory.arguments import MatcherSet, freeze
+from pathgrade.metrics.trajectory.canonical import KEY_OPTIONS, ambiguous_json, exact_key_json
 
 IntArray = npt.NDArray[np.int64]
 BoolArray = npt.NDArray[np.bool_]
@@ -57,71 +57,8 @@ class EncodedPaths:
 
 CallKey = tuple[str, bytes | str, str | None, int | None]
 
-#: A JSON string token (orjson escapes ``"`` and ``\\`` inside strings), and what makes a
-#: call's sorted-key JSON ambiguous as an ``exact`` key once strings are removed: a float
-#: (``1.0`` equals ``1``; orjson writes every float with ``.`` or ``e`` after a digit).
-_JSON_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"')
-_AMBIGUOUS = re.compile(rb"[0-9][.eE]")
-_INT64_MIN, _UINT64_END = -(1 << 63), 1 << 64
 #: Keys and identities interned by value start here, above every call code.
 INTERNED_BASE = 1 << 40
-
-
-class _NoCanonicalFormError(Exception):
-    """The value holds an integral float beyond 64 bits."""
-
-
-def _integral_floats_as_ints(value: Any) -> Any:
-    """``value`` with every integral float as the equal int (``1.0`` -> ``1``, ``-0.0`` ->
-    ``0``), so that values equal under ``exact`` serialise alike, and NaN and the
-    infinities as None (as orjson writes them, and as the encoder's call codes take them);
-    raises :class:`_NoCanonicalFormError` for an integral float beyond 64 bits."""
-    kind = type(value)
-    if kind is float:
-        if not math.isfinite(value):
-            return None
-        if value.is_integer():
-            if not _INT64_MIN <= value < _UINT64_END:
-                raise _NoCanonicalFormError
-            return int(value)
-        return value
-    if kind is dict:
-        return {k: _integral_floats_as_ints(v) for k, v in value.items()}
-    if kind is list or kind is tuple:
-        return [_integral_floats_as_ints(v) for v in value]
-    return value
-
-
-def exact_key_json(raw: bytes | str, arguments: Any) -> bytes | None:
-    """A canonical JSON text of ``arguments`` for ``exact`` matching: two calls' texts are
-    equal exactly when :func:`~pathgrade.metrics.trajectory.arguments.freeze` makes their
-    arguments equal (NaN and the infinities aside: they are null, see the module docstring);
-    None when there is none (a value JSON cannot hold, such as an integer past 64 bits), and
-    the caller keys by ``freeze`` instead.
-
-    ``raw`` is the sorted-key JSON the encoder already made (or its ``repr`` fallback).
-    Without floats it is canonical as it is; otherwise the arguments are serialised again
-    with integral floats as ints.
-    """
-    if type(raw) is not bytes:
-        return None
-    if _AMBIGUOUS.search(raw) is None or _AMBIGUOUS.search(_JSON_STRING.sub(b"", raw)) is None:
-        return raw
-    try:
-        return orjson.dumps(_integral_floats_as_ints(arguments), option=_KEY_OPTIONS)
-    except (_NoCanonicalFormError, TypeError):
-        return None
-
-
-#: Sorted keys; datetimes, dataclasses and subclasses of JSON types are not serialised
-#: (orjson would write a datetime as a string equal to some plain string's): they raise,
-#: and such arguments are coded by their ``repr`` or keyed by ``freeze``.
-_KEY_OPTIONS = (
-    orjson.OPT_SORT_KEYS
-    | orjson.OPT_PASSTHROUGH_DATETIME
-    | orjson.OPT_PASSTHROUGH_DATACLASS
-    | orjson.OPT_PASSTHROUGH_SUBCLASS
-)
 
 
 _EMPTY_INT = np.zeros(0, dtype=np.int64)
@@ -178,7 +115,7 @@ class StepEncoder:
     def _raw(arguments: Any) -> bytes | str:
         """The arguments as sorted-key JSON (``repr`` when they are not plain JSON)."""
         try:
-            return orjson.dumps(arguments, option=_KEY_OPTIONS)
+            return orjson.dumps(arguments, option=KEY_OPTIONS)
         except TypeError:  # not plain JSON (e.g. non-string keys): a stable text instead
             return repr(arguments)
 
@@ -232,13 +169,10 @@ class StepEncoder:
         offsets = np.zeros(len(paths) + 1, dtype=np.int64)
         np.cumsum(lengths, out=offsets[1:])
         flat = tuple(chain.from_iterable(paths))
-        # Step objects are scattered in memory: touching them, not computing, is the cost.
-        # Steps loaded through a step pool share objects, so each distinct object (found by
-        # its address, which does not touch it) is read once per encoder, whichever call of
-        # ``encode`` meets it first (the encoder keeps the steps it coded alive, so an
-        # address stays theirs), in one expression: its call, error and turn together make
-        # the dictionary key (a call that failed, or ran in another turn, gets a code of its
-        # own; matching keys and identities are still by tool and arguments alone).
+        # Touching scattered step objects, not computing, is the cost. Pooled steps share
+        # objects, so each distinct object (found by its address: the encoder keeps the steps
+        # it coded alive) is read once per encoder, in one expression: its call, error and
+        # turn make the dictionary key (matching keys are by tool and arguments alone).
         addresses = pa.array(np.fromiter(map(id, flat), dtype=np.int64, count=len(flat)))
         # Hash-based, in order of first appearance (so codes never depend on addresses).
         encoded = pc.dictionary_encode(addresses)
@@ -263,7 +197,7 @@ class StepEncoder:
         # bytes: orjson's result keeps the whole buffer it grew (about 4 KiB).
         add = calls.setdefault
         try:
-            dumps, option = orjson.dumps, _KEY_OPTIONS
+            dumps, option = orjson.dumps, KEY_OPTIONS
             keys: list[CallKey] = [
                 (s.tool, bytes(memoryview(dumps(s.arguments, option=option))), s.error, s.turn)
                 for s in distinct
@@ -315,7 +249,7 @@ class StepEncoder:
             self._is_plain_exact(tool)
         tool_codes = np.array(list(map(self.tool_codes.__getitem__, tools)), dtype=np.int64)
         plain = np.array(list(map(self._plain_exact.__getitem__, tools)), dtype=np.bool_)
-        search = _AMBIGUOUS.search
+        search = ambiguous_json
         try:
             canonical = [search(raw) is None for raw in raws]
         except TypeError:  # some ``repr`` texts (arguments JSON cannot hold): never canonical
