@@ -135,9 +135,7 @@ class StepPool:
         for name, path, index, key, value in pending:
             steps = getattr(item, name)
             step = (steps[path] if path >= 0 else steps)[index]
-            # A compact copy of the key: orjson's result keeps the buffer it grew (~4 KiB).
-            compact = bytes(memoryview(key)) if type(key) is bytes else key
-            entry = pool.get(compact)
+            entry = pool.get(key)
             if entry is not None and entry[0] == value:  # pooled from earlier in this record
                 container = shared.get((name, path))
                 if container is None:
@@ -147,7 +145,8 @@ class StepPool:
             self.misses += 1
             if len(pool) >= self.capacity:
                 pool.clear()
-            pool[compact] = (value, step)
+            # A compact copy of the key: orjson's result keeps the buffer it grew (~4 KiB).
+            pool[bytes(memoryview(key)) if type(key) is bytes else key] = (value, step)
         if not shared:
             return item
         update: dict[str, Any] = {}
