@@ -272,7 +272,6 @@ class StepEncoder:
         for i in np.flatnonzero(~fast).tolist():
             row = self._call_properties(tools[i], raws[i], distinct[firsts[i]].arguments)
             key[i], ident[i], general[i] = row[1], row[2], row[3]
-        count = len(new_keys)
         if errors.count(None) == count:
             error = np.zeros(count, dtype=np.bool_)
         else:
