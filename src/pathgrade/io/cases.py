@@ -86,7 +86,7 @@ def parse_record(
                 reported = original
         raise validation_error(reported, file=file, line=line) from None
     if pool is not None and pending:
-        return pool.add(item, pending)  # type: ignore[no-any-return]
+        return pool.add(item, pending)
     return item
 
 

@@ -21,11 +21,14 @@ validates it again as it was written, so its error is exactly the one it always 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
 import orjson
+from pydantic import BaseModel
 
 from pathgrade.core.types import Case, Run, Step
+
+ModelT = TypeVar("ModelT", bound=BaseModel)
 
 #: Distinct steps kept by default (a pooled step costs its key, the decoded record and an
 #: entry, on top of the ``Step`` its records share); the pool is emptied when it is full.
@@ -126,7 +129,7 @@ class StepPool:
             ]
         return out, pending
 
-    def add(self, item: Any, pending: list[Pending]) -> Any:
+    def add(self, item: ModelT, pending: list[Pending]) -> ModelT:
         """Pool the steps of the validated ``item`` that its record held as ``pending``, and
         return it; a step its record repeats (a case's reference and its alternatives, an
         agent's repeated call) is shared too, in a copy of ``item``."""
