@@ -144,6 +144,10 @@ class ScoreResult:
     details: Callable[[int], tuple[tuple[Defect, ...], tuple[AlignedStep, ...]]]
     usage: Callable[[int], Mapping[str, float | int | None]]
     summary_extra: Mapping[str, Any] = field(default_factory=dict)
+    #: For record writers: run ``r``'s defects, and the JSON text of its alignment (the
+    #: bytes orjson writes for ``[a.to_dict() for a in details(r)[1]]``), built without an
+    #: object per aligned step. None: use ``details``.
+    details_json: Callable[[int], tuple[tuple[Defect, ...], bytes]] | None = None
 
     def __len__(self) -> int:
         return len(self.case_ids)

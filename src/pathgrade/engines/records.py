@@ -3,20 +3,22 @@ columns, without a :class:`~pathgrade.core.results.RunResult` per run.
 
 The bytes are those of ``orjson.dumps(result[i].to_dict())`` (what ``pathgrade score --out``
 writes), one line per run: metric columns are converted to JSON values once per column (as
-:func:`~pathgrade.core.results.json_value` does), and alignment steps are serialised by
-orjson as dataclasses (their fields are the keys of ``AlignedStep.to_dict``, in order).
+:func:`~pathgrade.core.results.json_value` does), and each run's alignment is inserted as the
+JSON text ``ScoreResult.details_json`` builds for it (no object per aligned step; a result
+without it has its alignment objects serialised by orjson as dataclasses, whose fields are
+the keys of ``AlignedStep.to_dict``, in order).
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 import orjson
 
-from pathgrade.core.results import FloatArray, MetricKind, ScoreResult
+from pathgrade.core.results import Defect, FloatArray, MetricKind, ScoreResult
 from pathgrade.core.types import Run
 
 
@@ -48,6 +50,16 @@ def _no_usage(run: Run) -> dict[str, int | None] | None:
     return {"steps": len(run.steps), "tokens": None, "cost": None, "latency_ms": None}
 
 
+def _objects(result: ScoreResult) -> Callable[[int], tuple[tuple[Defect, ...], bytes]]:
+    """``details_json`` for a result without it: the alignment serialised from its objects."""
+
+    def details_json(run: int) -> tuple[tuple[Defect, ...], bytes]:
+        defects, alignment = result.details(run)
+        return defects, orjson.dumps(alignment)
+
+    return details_json
+
+
 def write_records(
     result: ScoreResult, defects: Counter[str], runs: Sequence[Run] | None = None
 ) -> bytes:
@@ -57,7 +69,8 @@ def write_records(
     names = list(result.metrics)
     columns = [json_column(result.metrics[n], result.kinds[n]) for n in names]
     references = [None if i < 0 else i for i in result.reference_index.tolist()]
-    dumps, details, usage = orjson.dumps, result.details, result.usage
+    dumps, usage, fragment = orjson.dumps, result.usage, orjson.Fragment
+    details = result.details_json or _objects(result)
     lines: list[bytes] = []
     append = lines.append
     for i, (case_id, run_id, trial, group, reference, values) in enumerate(
@@ -84,7 +97,7 @@ def write_records(
                     "reference_index": reference,
                     "metrics": dict(zip(names, values, strict=True)),
                     "defects": [d.to_dict() for d in run_defects],
-                    "alignment": alignment,
+                    "alignment": fragment(alignment),
                     "usage": (runs is not None and _no_usage(runs[i])) or dict(usage(i)),
                 }
             )

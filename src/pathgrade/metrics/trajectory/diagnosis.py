@@ -12,7 +12,7 @@ import numpy.typing as npt
 from pathgrade.core.config import ScoringConfig
 from pathgrade.core.results import AlignedStep, Defect
 from pathgrade.core.types import Case, Run, Step, format_step
-from pathgrade.metrics.trajectory.align import OP_DELETE, OP_INSERT, OP_PAIR
+from pathgrade.metrics.trajectory.alignment_text import CallTexts, Ops, aligned_json, aligned_steps
 from pathgrade.metrics.trajectory.encode import EncodedPaths
 from pathgrade.metrics.trajectory.pairs import (
     STEP_UNEXPECTED_WRITE,
@@ -94,7 +94,7 @@ class Diagnoser:
         self._config = config
         self._agents = agents
         self._refs = refs
-        self._call_texts: dict[int, str] = {}
+        self._texts = CallTexts()
         self._runs = runs
         self._cases = run_case
         self._facts = facts
@@ -123,17 +123,53 @@ class Diagnoser:
 
     def details(self, run: int) -> tuple[tuple[Defect, ...], tuple[AlignedStep, ...]]:
         """``(defects, alignment)`` of one run."""
+        found = self._winner(run)
+        if found is None:
+            return self.defects(run), ()
+        batch, row, ref_path = found
+        texts, agents, refs = self._texts, self._agents, self._refs
+        alignment = aligned_steps(
+            _ops(batch, row),
+            texts.texts(agents, run),
+            _tools(agents, run),
+            texts.texts(refs, ref_path),
+            _tools(refs, ref_path),
+        )
+        return self.defects(run), alignment
+
+    def defects(self, run: int) -> tuple[Defect, ...]:
+        """The defects of one run (the first half of :meth:`details`)."""
         defects = self._run_defects(run)
+        found = self._winner(run)
+        if found is None:
+            return tuple(defects)
+        batch, row, ref_path = found
+        return tuple(self._path_defects(batch, row, run, ref_path) + defects)
+
+    def alignment_json(self, run: int) -> bytes:
+        """The JSON text of one run's alignment: the bytes ``orjson.dumps`` writes for
+        ``details(run)[1]``, with no :class:`AlignedStep` per entry."""
+        found = self._winner(run)
+        if found is None:
+            return b"[]"
+        batch, row, ref_path = found
+        texts, agents, refs = self._texts, self._agents, self._refs
+        return aligned_json(
+            _ops(batch, row),
+            texts.json(agents, run),
+            _tools(agents, run),
+            texts.json(refs, ref_path),
+            _tools(refs, ref_path),
+        )
+
+    def _winner(self, run: int) -> tuple[WinnerBatch, int, int] | None:
+        """The batch holding run ``run``'s winning pair, its row and its reference path."""
         batch_index = int(self._where_batch[run])
         if batch_index < 0:
-            return tuple(defects), ()
+            return None
         batch = self._batches[batch_index]
         row = int(self._where_row[run])
-        ref_path = int(batch.ref_paths[row])
-        agent = _PathView.of(self._agents, run, self._call_texts)
-        reference = _PathView.of(self._refs, ref_path, self._call_texts)
-        defects = self._path_defects(batch, row, run, agent, reference, ref_path) + defects
-        return tuple(defects), self._alignment(batch, row, agent, reference)
+        return batch, row, int(batch.ref_paths[row])
 
     def _run_defects(self, run: int) -> list[Defect]:
         facts = self._facts[run]
@@ -168,15 +204,14 @@ class Diagnoser:
             )
         return out
 
-    def _path_defects(
-        self,
-        batch: WinnerBatch,
-        row: int,
-        run: int,
-        agent: _PathView,
-        reference: _PathView,
-        ref_path: int,
-    ) -> list[Defect]:
+    def _path_defects(self, batch: WinnerBatch, row: int, run: int, ref_path: int) -> list[Defect]:
+        unused = self._facts[run].unused_required
+        n_agent = int(self._agents.offsets[run + 1] - self._agents.offsets[run])
+        status = batch.agent_status[row, :n_agent]
+        if not (unused or batch.out_of_order[row] or batch.ref_missing[row].any() or status.any()):
+            return []
+        agent_text = self._texts.texts(self._agents, run)
+        ref_text = self._texts.texts(self._refs, ref_path)
         penalties = self._config.penalties
         out: list[Defect] = []
         for i in np.flatnonzero(batch.ref_missing[row]).tolist():
@@ -184,18 +219,17 @@ class Diagnoser:
                 Defect(
                     "missing_step",
                     penalties.missing,
-                    f"reference step {reference.text[i]} never happened",
+                    f"reference step {ref_text[i]} never happened",
                     reference_step=i,
                 )
             )
-        status = batch.agent_status[row, : len(agent.text)]
         for j in np.flatnonzero(status).tolist():
             if status[j] == STEP_WASTED:
                 out.append(
                     Defect(
                         "wasted_step",
                         penalties.wasted,
-                        f"{agent.text[j]} repeats an earlier call",
+                        f"{agent_text[j]} repeats an earlier call",
                         agent_step=j,
                     )
                 )
@@ -204,17 +238,14 @@ class Diagnoser:
                     Defect(
                         "unexpected_write",
                         penalties.unexpected_write,
-                        f"{agent.text[j]} is a write no reference step asked for",
+                        f"{agent_text[j]} is a write no reference step asked for",
                         agent_step=j,
                     )
                 )
         if batch.out_of_order[row]:
             out.append(
-                self._order_defect(
-                    batch, row, agent.text, reference.text, self._ref_paths[ref_path], run
-                )
+                self._order_defect(batch, row, agent_text, ref_text, self._ref_paths[ref_path], run)
             )
-        unused = self._facts[run].unused_required
         tools = {s.tool for s in self._ref_paths[ref_path]} if unused else set()
         for tool in unused:
             if tool not in tools:
@@ -263,57 +294,21 @@ class Diagnoser:
             return Defect("out_of_order", penalty, detail, j)
         return Defect("out_of_order", penalty, "the reference order was not followed")
 
-    @staticmethod
-    def _alignment(
-        batch: WinnerBatch, row: int, agent: _PathView, reference: _PathView
-    ) -> tuple[AlignedStep, ...]:
-        out: list[AlignedStep] = []
-        agent_text, ref_text = agent.text, reference.text
-        agent_tool, ref_tool = agent.tools, reference.tools
-        n_ops = int(batch.n_ops[row])
-        ops = batch.ops[row, :n_ops].tolist()
-        ref_pos = batch.ref_pos[row, :n_ops].tolist()
-        agent_pos = batch.agent_pos[row, :n_ops].tolist()
-        full_op = batch.full_op[row, :n_ops].tolist()
-        for k in range(n_ops):
-            op, i, j = ops[k], ref_pos[k], agent_pos[k]
-            if op == OP_PAIR:
-                tool_match = ref_tool[i] == agent_tool[j]
-                full = full_op[k]
-                out.append(
-                    AlignedStep(
-                        "match" if full else "substitution",
-                        j,
-                        i,
-                        tool_match,
-                        full,
-                        agent_text[j],
-                        ref_text[i],
-                    )
-                )
-            elif op == OP_INSERT:
-                out.append(AlignedStep("insertion", j, None, False, False, agent_text[j], None))
-            elif op == OP_DELETE:
-                out.append(AlignedStep("deletion", None, i, False, False, None, ref_text[i]))
-        return tuple(out)
+
+def _ops(batch: WinnerBatch, row: int) -> Ops:
+    """The op lists of ``batch``'s row ``row``."""
+    n_ops = int(batch.n_ops[row])
+    return (
+        batch.ops[row, :n_ops].tolist(),
+        batch.ref_pos[row, :n_ops].tolist(),
+        batch.agent_pos[row, :n_ops].tolist(),
+        batch.full_op[row, :n_ops].tolist(),
+    )
 
 
-@dataclass(frozen=True)
-class _PathView:
-    """One encoded path as a diagnosis reads it: each step's text and tool code."""
-
-    text: list[str]
-    tools: list[int]
-
-    @classmethod
-    def of(cls, paths: EncodedPaths, index: int, texts: dict[int, str]) -> _PathView:
-        """Path ``index`` of ``paths``; ``texts`` caches the text of each call code (codes
-        are shared by the references and the runs, so a call is formatted once)."""
-        start, end = int(paths.offsets[index]), int(paths.offsets[index + 1])
-        out: list[str] = []
-        for offset, code in enumerate(paths.calls[start:end].tolist(), start=start):
-            text = texts.get(code)
-            if text is None:
-                text = texts[code] = format_step(paths.steps[offset])
-            out.append(text)
-        return cls(out, paths.tool[start:end].tolist())
+def _tools(paths: EncodedPaths, index: int) -> list[int]:
+    """The tool code of each step of path ``index``."""
+    tools: list[int] = paths.tool[
+        int(paths.offsets[index]) : int(paths.offsets[index + 1])
+    ].tolist()
+    return tools

@@ -234,6 +234,7 @@ def score_trajectories(
         metrics=out.values,
         kinds=TRAJECTORY_METRICS,
         details=diagnoser.details,
+        details_json=lambda i: (diagnoser.defects(i), diagnoser.alignment_json(i)),
         usage=lambda i: runlevel.usage_totals(runs[i]).as_dict(),
     )
 
