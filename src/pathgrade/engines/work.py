@@ -22,6 +22,7 @@ from pathgrade.core.errors import InputError
 from pathgrade.core.gc_pause import paused_gc
 from pathgrade.core.types import Run
 from pathgrade.engines.extras import abstention_inputs, retrieval_parts
+from pathgrade.engines.heap import keep_freed_memory
 from pathgrade.engines.records import write_records
 from pathgrade.evaluate import score
 from pathgrade.io.case_index import CaseIndex, index_cases, known_ids
@@ -97,8 +98,10 @@ def run_task(task: ScoreTask) -> PartitionOutput:
 
     The cyclic garbage collector is paused while the partition is processed (validation and
     scoring allocate many objects and create no cycles; with it running, loading is about
-    three times slower) and restored afterwards.
+    three times slower) and restored afterwards. The process keeps the heap memory a
+    partition frees for the next one (see :mod:`pathgrade.engines.heap`).
     """
+    keep_freed_memory()
     with paused_gc():
         return _run_task(task)
 
