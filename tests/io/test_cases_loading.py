@@ -115,3 +115,32 @@ def test_loaded_tool_names_and_case_ids_are_shared_strings(tmp_path: Path) -> No
     assert tools == ["lookup_order"] * 4
     assert all(t is tools[0] for t in tools)
     assert first.case_id is second.case_id is case.case_id
+
+
+def test_retrieved_bare_ids_stay_strings_and_scored_items_are_objects(tmp_path: Path) -> None:
+    text = '{"case_id": "a", "retrieved": ["d1", {"id": "d2", "score": 0.5}, {"id": "d3"}]}\n'
+    (run,) = load_runs(write(tmp_path, "runs.jsonl", text)).items
+    assert run.retrieved is not None
+    bare, scored, unscored = run.retrieved
+    assert type(bare) is str and bare == "d1"
+    assert not isinstance(scored, str) and (scored.id, scored.score) == ("d2", 0.5)
+    assert not isinstance(unscored, str) and (unscored.id, unscored.score) == ("d3", None)
+
+
+@pytest.mark.parametrize(
+    ("retrieved", "field", "fragment"),
+    [
+        ('[""]', "retrieved[0]", "at least 1 character"),
+        ('["d1", 5]', "retrieved[1]", "valid dictionary or instance of RetrievedItem"),
+        ('[{"id": ""}]', "retrieved[0].id", "at least 1 character"),
+        ('[{"id": "d", "score": "high"}]', "retrieved[0].score", "valid number"),
+        ('"d1"', "retrieved", "valid tuple"),
+    ],
+)
+def test_bad_retrieved_items_name_the_item(
+    tmp_path: Path, retrieved: str, field: str, fragment: str
+) -> None:
+    path = write(tmp_path, "runs.jsonl", f'{{"case_id": "a", "retrieved": {retrieved}}}\n')
+    with pytest.raises(InputError) as info:
+        load_runs(path)
+    assert info.value.field == field and fragment in str(info.value)

@@ -60,7 +60,17 @@ def validation_error(error: ValidationError, *, file: str, line: int) -> InputEr
     return InputError(message, file=file, line=line, field=_field_path(loc) or None)
 
 
-_UNION_TAGS = {"str", "list", "dict", "function-before", "function-after", "tuple", "none"}
+_UNION_TAGS = {
+    "str",
+    "list",
+    "dict",
+    "function-before",
+    "function-after",
+    "tuple",
+    "none",
+    "retrieved-id",
+    "retrieved-item",
+}
 
 
 def parse_record(

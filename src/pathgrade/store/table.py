@@ -50,7 +50,10 @@ def trace_of(run: Run, case: Case | None, reference_index: int | None) -> dict[s
     if run.answer is not None:
         trace["answer"] = _clip(run.answer)
     if run.retrieved is not None:
-        trace["retrieved"] = [{"id": r.id, "score": r.score} for r in run.retrieved]
+        trace["retrieved"] = [
+            {"id": r, "score": None} if isinstance(r, str) else {"id": r.id, "score": r.score}
+            for r in run.retrieved
+        ]
     if case is None:
         return trace
     if case.query is not None:

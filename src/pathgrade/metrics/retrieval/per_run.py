@@ -72,13 +72,14 @@ def _item(entry: Retrieved, where: str) -> tuple[str, float | None]:
 
 
 def _ranking(items: Iterable[Retrieved], order: Order, where: str) -> list[str]:
-    if (
-        order == "list"
-        and isinstance(items, tuple | list)
-        and all(type(entry) is RetrievedItem for entry in items)
-    ):
-        # Fast path for validated runs: their ids are already non-empty strings.
-        return [entry.id for entry in items]
+    if order == "list" and type(items) is tuple:
+        # Fast path for validated runs: bare ids (non-empty strings) and RetrievedItems.
+        ids = [
+            entry if type(entry) is str else entry.id if type(entry) is RetrievedItem else None
+            for entry in items
+        ]
+        if None not in ids and "" not in ids:
+            return ids  # type: ignore[return-value]
     pairs = [_item(entry, where) for entry in items]
     if order == "list":
         return [ident for ident, _ in pairs]
