@@ -43,6 +43,18 @@ def test_json_array_reports_the_line_of_the_bad_record(tmp_path: Path) -> None:
         ('{"case_id": "a"}\n{"case_id": "a"}\n', 2, "case_id", "duplicate case_id 'a'"),
         ('["not an object"]', 1, None, "expected a JSON object"),
         ('{"case_id": "a", "budget": {"steps": -1}}\n', 1, "budget.steps", "greater"),
+        (
+            '{"case_id": "a", "reference": [{"tool": "x", "id": "s"}, {"tool": "y", "id": "s"}]}',
+            1,
+            None,
+            "reference path 0 has duplicate step ids",
+        ),
+        (
+            '{"case_id": "a", "reference": ["x"], "references": [[{"tool": "y", "after": ["s"]}]]}',
+            1,
+            None,
+            "reference path 1: step 'y' is 'after' unknown id 's'",
+        ),
     ],
 )
 def test_bad_cases_give_one_line_errors(
