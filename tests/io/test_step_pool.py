@@ -66,7 +66,8 @@ def test_records_that_differ_in_json_are_not_shared(
 
 
 def test_a_nan_is_not_taken_for_a_null() -> None:
-    # Both write as JSON null; a NaN (possible in a Parquet row) must still be validated.
+    # Both write as JSON null; a NaN (possible in a Parquet row) must still be validated, so
+    # a pool not told that its records come from JSON text compares values too.
     pool = StepPool()
     _run({"tool": "t", "latency_ms": None}, pool=pool)
     run = {"case_id": "c", "steps": [{"tool": "t", "latency_ms": math.nan}]}
@@ -154,13 +155,19 @@ def _outcome(value: dict[str, Any], model: type[Any], pool: StepPool | None) -> 
         return (str(error), error.field)
 
 
+@pytest.mark.parametrize("from_json", [False, True])
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.lists(_step_record, max_size=4), min_size=1, max_size=6))
-def test_pooled_records_validate_exactly_as_without_a_pool(paths: list[list[Any]]) -> None:
-    pool = StepPool(capacity=5)  # small: clearing must not change anything either
+def test_pooled_records_validate_exactly_as_without_a_pool(
+    from_json: bool, paths: list[list[Any]]
+) -> None:
+    # from_json: the records are decoded from JSON text, and the pool trusts the text alone.
+    pool = StepPool(capacity=5, from_json=from_json)  # small: clearing must change nothing
     for number, steps in enumerate(paths):
         run = {"case_id": "c", "run_id": f"r{number}", "steps": steps}
         case = {"case_id": f"c{number}", "reference": steps, "references": [steps[::-1]]}
+        if from_json:
+            run, case = orjson.loads(orjson.dumps(run)), orjson.loads(orjson.dumps(case))
         for value, model in ((run, Run), (case, Case)):
             pooled, plain = _outcome(value, model, pool), _outcome(value, model, None)
             if isinstance(plain, tuple):

@@ -111,7 +111,7 @@ def _run_task(task: ScoreTask) -> PartitionOutput:
     # Identical steps of the partition's runs and their cases' references are validated once
     # (see ``StepPool``). The pool lives as long as the partition: kept across partitions, its
     # steps would be survivors that every garbage collection after a task has to scan.
-    pool = StepPool()
+    pool = StepPool(from_json=task.partition.kind == "jsonl")  # cases are JSON too
     try:
         index = cached_case_index(task.cases_path)
         known = known_ids(index)

@@ -9,8 +9,10 @@ hands out the same frozen ``Step`` for every identical record.
 "Identical" is strict: the same JSON text (``orjson.dumps`` of the decoded value, key order
 included, so ``1`` and ``1.0``, ``true`` and ``1`` stay different) *and* equal decoded values
 (so values JSON cannot tell apart, such as a NaN and a null from a Parquet row, are never
-confused). A shared step is therefore equal, field by field and in its fields' key order, to
-the one a separate validation would build; only its identity is shared. Steps are frozen
+confused). For records decoded from JSON text the text alone decides (such values cannot
+come from it), and the values are not compared (``from_json``). A shared step is therefore
+equal, field by field and in its fields' key order, to the one a separate validation would
+build; only its identity is shared. Steps are frozen
 models; their ``arguments``, ``output`` and ``metadata`` containers are shared too and must be
 treated as read-only (as every scorer does).
 
@@ -61,8 +63,12 @@ class StepPool:
     are added (:meth:`add`).
     """
 
-    def __init__(self, capacity: int = DEFAULT_CAPACITY) -> None:
+    def __init__(self, capacity: int = DEFAULT_CAPACITY, *, from_json: bool = False) -> None:
+        """``from_json``: every record this pool sees was decoded from JSON text (not, for
+        example, read from a Parquet row, where a NaN and a null both write as ``null``).
+        Then equal text means equal values, and the values are not compared again."""
         self.capacity = capacity
+        self.from_json = from_json
         self._steps: dict[bytes | str, tuple[Any, Step]] = {}
         self.hits = 0
         self.misses = 0
@@ -79,7 +85,7 @@ class StepPool:
         """``values`` with known step records replaced by their steps (None: not a list)."""
         if type(values) is not list:
             return None
-        pool, dumps = self._steps, orjson.dumps
+        pool, dumps, from_json = self._steps, orjson.dumps, self.from_json
         out = list(values)
         for index, value in enumerate(values):
             try:
@@ -87,7 +93,7 @@ class StepPool:
             except TypeError:  # not plain JSON (a non-string key, a >64-bit integer)
                 continue
             entry = pool.get(key)
-            if entry is not None and entry[0] == value:
+            if entry is not None and (from_json or entry[0] == value):
                 self.hits += 1
                 self._sample_hits += name == "steps"
                 out[index] = entry[1]
@@ -139,7 +145,8 @@ class StepPool:
             steps = getattr(item, name)
             step = (steps[path] if path >= 0 else steps)[index]
             entry = pool.get(key)
-            if entry is not None and entry[0] == value:  # pooled from earlier in this record
+            # Pooled from earlier in this record?
+            if entry is not None and (self.from_json or entry[0] == value):
                 container = shared.get((name, path))
                 if container is None:
                     container = shared[(name, path)] = list(steps[path] if path >= 0 else steps)
