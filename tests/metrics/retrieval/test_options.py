@@ -145,3 +145,20 @@ def test_score_runs_for_pathgrade_score() -> None:
     )
     assert by_score.values["mrr"].tolist() == [0.5]
     assert np.isnan(score_runs([["a"]], [None], ["mrr"]).values["mrr"]).all()
+
+
+def test_score_runs_fast_paths_agree_with_the_general_one() -> None:
+    # Tuples of bare ids (as validated runs hold them), mixed with items, and lists (the
+    # general path) must score the same; bad entries are errors naming the run.
+    gold = [("a", "c"), ("b",), ("a",)]
+    as_tuples = [("a", "b", "c"), ("x", RetrievedItem(id="b"), "b"), ("a", "a")]
+    as_lists = [list(r) for r in as_tuples]
+    metrics = ["recall@2", "ndcg@3", "mrr", "precision@2"]
+    fast, general = score_runs(as_tuples, gold, metrics), score_runs(as_lists, gold, metrics)
+    for name in metrics:
+        assert fast.values[name].tolist() == general.values[name].tolist()
+    assert fast.values["recall@2"].tolist() == [0.5, 1.0, 1.0]
+    with pytest.raises(InputError, match="run 1: a retrieved item needs a non-empty string id"):
+        score_runs([("a",), ("b", "")], [("a",), ("b",)], ["mrr"])
+    with pytest.raises(InputError, match="run 0: gain of 'a' must be a number"):
+        score_runs([("a",)], [{"a": "high"}], ["mrr"])  # type: ignore[dict-item]

@@ -32,6 +32,7 @@ class HasId(Protocol):
 Retrieved = str | HasId | Mapping[str, object]
 Gold = Sequence[str] | Mapping[str, float]
 Order = Literal["list", "score"]
+_STR = frozenset({str})
 
 
 @dataclass(frozen=True, eq=False)
@@ -57,50 +58,55 @@ class RunRetrieval:
         return {name: float(column[index]) for name, column in self.values.items()}
 
 
-def _item(entry: Retrieved, where: str) -> tuple[str, float | None]:
-    if isinstance(entry, str):
+def _item(entry: Retrieved, run: int) -> tuple[str, float | None]:
+    if isinstance(entry, str) and entry:
         return entry, None
     if isinstance(entry, Mapping):
         ident, score = entry.get("id"), entry.get("score")
     else:
         ident, score = getattr(entry, "id", None), getattr(entry, "score", None)
     if not isinstance(ident, str) or not ident:
-        raise InputError(f"{where}: a retrieved item needs a non-empty string id, got {entry!r}")
+        raise InputError(f"run {run}: a retrieved item needs a non-empty string id, got {entry!r}")
     if score is not None and not isinstance(score, int | float):
-        raise InputError(f"{where}: score must be a number, got {score!r}")
+        raise InputError(f"run {run}: score must be a number, got {score!r}")
     return ident, None if score is None else float(score)
 
 
-def _ranking(items: Iterable[Retrieved], order: Order, where: str) -> list[str]:
+def _ranking(items: Iterable[Retrieved], order: Order, run: int) -> list[str]:
     if order == "list" and type(items) is tuple:
-        # Fast path for validated runs: bare ids (non-empty strings) and RetrievedItems.
+        # Fast paths for validated runs: bare ids (non-empty strings) and RetrievedItems.
+        kinds = set(map(type, items))
+        if kinds <= _STR and "" not in items:
+            return list(items)
         ids = [
             entry if type(entry) is str else entry.id if type(entry) is RetrievedItem else None
             for entry in items
         ]
         if None not in ids and "" not in ids:
             return ids  # type: ignore[return-value]
-    pairs = [_item(entry, where) for entry in items]
+    pairs = [_item(entry, run) for entry in items]
     if order == "list":
         return [ident for ident, _ in pairs]
     scores: dict[str, float] = {}
     for ident, score in pairs:
         if score is None:
-            raise InputError(f"{where}: order='score' needs a score on every item ({ident!r})")
+            raise InputError(f"run {run}: order='score' needs a score on every item ({ident!r})")
         scores.setdefault(ident, score)  # first occurrence, as with duplicates="first"
     return rank_order(scores)
 
 
-def _gold(gold: Gold, where: str) -> dict[str, float]:
+def _gold(gold: Gold, run: int) -> dict[str, float]:
     if isinstance(gold, Mapping):
         out: dict[str, float] = {}
         for ident, gain in gold.items():
             if isinstance(gain, bool) or not isinstance(gain, int | float):
-                raise InputError(f"{where}: gain of {ident!r} must be a number, got {gain!r}")
+                raise InputError(f"run {run}: gain of {ident!r} must be a number, got {gain!r}")
             out[str(ident)] = float(gain)
         return out
     if isinstance(gold, str):
-        raise InputError(f"{where}: gold_evidence must be a list of ids or {{id: gain}}")
+        raise InputError(f"run {run}: gold_evidence must be a list of ids or {{id: gain}}")
+    if type(gold) is tuple and set(map(type, gold)) <= _STR:
+        return dict.fromkeys(gold, 1.0)
     return dict.fromkeys((str(ident) for ident in gold), 1.0)
 
 
@@ -134,20 +140,22 @@ def score_runs(
         raise InputError(f"{len(retrieved)} retrieved lists but {len(gold)} gold entries")
     specs = resolve_all(metrics)
     n = len(retrieved)
+    # Zero-padded run numbers: sorted as text, they keep the runs' order.
     width = max(len(str(n)), 1)
+    keys = [f"{i:0{width}d}" for i in range(n)]
     qrels: dict[str, dict[str, float]] = {}
     rankings: dict[str, list[str]] = {}
     applicable = np.zeros(n, np.bool_)
     missing = np.zeros(n, np.bool_)
     for i, (items, evidence) in enumerate(zip(retrieved, gold, strict=True)):
-        key, where = f"{i:0{width}d}", f"run {i}"
+        key = keys[i]
         if items is None:
             missing[i] = True
         else:
-            rankings[key] = _ranking(items, order, where)
+            rankings[key] = _ranking(items, order, i)
         if evidence is not None:
             applicable[i] = True
-            qrels[key] = _gold(evidence, where)
+            qrels[key] = _gold(evidence, i)
     result = evaluate_rankings(qrels, rankings, specs, duplicates=duplicates, parent_of=parent_of)
     rows = np.flatnonzero(applicable)
     values: dict[str, FloatArray] = {}
