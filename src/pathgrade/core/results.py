@@ -144,10 +144,11 @@ class ScoreResult:
     details: Callable[[int], tuple[tuple[Defect, ...], tuple[AlignedStep, ...]]]
     usage: Callable[[int], Mapping[str, float | int | None]]
     summary_extra: Mapping[str, Any] = field(default_factory=dict)
-    #: For record writers: run ``r``'s defects, and the JSON text of its alignment (the
-    #: bytes orjson writes for ``[a.to_dict() for a in details(r)[1]]``), built without an
-    #: object per aligned step. None: use ``details``.
-    details_json: Callable[[int], tuple[tuple[Defect, ...], bytes]] | None = None
+    #: For record writers (None: use ``details``): run ``r``'s defects alone, and the JSON
+    #: text of every run's alignment (the bytes orjson writes for ``details(r)[1]``), built
+    #: column-wise without an object per aligned step.
+    defects_of: Callable[[int], tuple[Defect, ...]] | None = None
+    alignments_json: Callable[[], list[bytes]] | None = None
 
     def __len__(self) -> int:
         return len(self.case_ids)

@@ -4,9 +4,9 @@ columns, without a :class:`~pathgrade.core.results.RunResult` per run.
 The bytes are those of ``orjson.dumps(result[i].to_dict())`` (what ``pathgrade score --out``
 writes), one line per run: metric columns are converted to JSON values once per column (as
 :func:`~pathgrade.core.results.json_value` does), and each run's alignment is inserted as the
-JSON text ``ScoreResult.details_json`` builds for it (no object per aligned step; a result
-without it has its alignment objects serialised by orjson as dataclasses, whose fields are
-the keys of ``AlignedStep.to_dict``, in order).
+JSON text ``ScoreResult.alignments_json`` builds column-wise (a result without it has its
+alignment objects serialised by orjson as dataclasses, whose fields are the keys of
+``AlignedStep.to_dict``, in order).
 """
 
 from __future__ import annotations
@@ -50,14 +50,14 @@ def _no_usage(run: Run) -> dict[str, int | None] | None:
     return {"steps": len(run.steps), "tokens": None, "cost": None, "latency_ms": None}
 
 
-def _objects(result: ScoreResult) -> Callable[[int], tuple[tuple[Defect, ...], bytes]]:
-    """``details_json`` for a result without it: the alignment serialised from its objects."""
-
-    def details_json(run: int) -> tuple[tuple[Defect, ...], bytes]:
-        defects, alignment = result.details(run)
-        return defects, orjson.dumps(alignment)
-
-    return details_json
+def _parts(
+    result: ScoreResult,
+) -> tuple[Callable[[int], tuple[Defect, ...]], list[bytes] | None]:
+    """Each run's defects, and every run's alignment as JSON text when the result can give
+    it column-wise (None: serialise each run's alignment objects)."""
+    if result.defects_of is not None and result.alignments_json is not None:
+        return result.defects_of, result.alignments_json()
+    return (lambda run: result.details(run)[0]), None
 
 
 def write_records(
@@ -70,7 +70,7 @@ def write_records(
     columns = [json_column(result.metrics[n], result.kinds[n]) for n in names]
     references = [None if i < 0 else i for i in result.reference_index.tolist()]
     dumps, usage, fragment = orjson.dumps, result.usage, orjson.Fragment
-    details = result.details_json or _objects(result)
+    defects_of, alignments = _parts(result)
     lines: list[bytes] = []
     append = lines.append
     for i, (case_id, run_id, trial, group, reference, values) in enumerate(
@@ -84,8 +84,9 @@ def write_records(
             strict=True,
         )
     ):
-        run_defects, alignment = details(i)
+        run_defects = defects_of(i)
         defects.update(d.kind for d in run_defects)
+        alignment = fragment(alignments[i]) if alignments is not None else result.details(i)[1]
         append(
             dumps(
                 {
@@ -97,7 +98,7 @@ def write_records(
                     "reference_index": reference,
                     "metrics": dict(zip(names, values, strict=True)),
                     "defects": [d.to_dict() for d in run_defects],
-                    "alignment": fragment(alignment),
+                    "alignment": alignment,
                     "usage": (runs is not None and _no_usage(runs[i])) or dict(usage(i)),
                 }
             )

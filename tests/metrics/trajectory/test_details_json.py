@@ -1,6 +1,7 @@
-"""The writers' view of a run's explanation (``ScoreResult.details_json``) is the same as
-its objects (``ScoreResult.details``): the alignment's JSON text byte for byte, the defects
-equal, on random paths with awkward text in their arguments."""
+"""The writers' view of the runs' explanations (``ScoreResult.defects_of`` and the
+column-wise ``ScoreResult.alignments_json``) is the same as their objects
+(``ScoreResult.details``): each alignment's JSON text byte for byte, the defects equal, on
+random batches of paths with awkward text in their arguments."""
 
 from __future__ import annotations
 
@@ -47,15 +48,26 @@ def test_details_json_equals_the_objects(
         )
         runs.append(Run(case_id=f"c{k}", steps=tuple(agent)))
     result = score(cases, runs, ScoringConfig(matching=MatchingConfig(mode=mode)))
-    assert result.details_json is not None
+    assert result.defects_of is not None and result.alignments_json is not None
+    alignments = result.alignments_json()
+    assert len(alignments) == len(result)
     for run in range(len(result)):
         defects, alignment = result.details(run)
-        json_defects, json_alignment = result.details_json(run)
-        assert json_defects == defects
-        assert json_alignment == orjson.dumps(alignment)
+        assert result.defects_of(run) == defects
+        assert alignments[run] == orjson.dumps(alignment)
 
 
-def test_a_run_without_a_reference_has_an_empty_alignment() -> None:
-    result = score([Case(case_id="c")], [Run(case_id="c", steps=(Step(tool="t"),))])
-    assert result.details_json is not None
-    assert result.details_json(0)[1] == b"[]" == orjson.dumps(result.details(0)[1])
+def test_runs_without_a_reference_or_steps_have_their_alignments() -> None:
+    cases = [Case(case_id="none"), Case(case_id="one", reference=(Step(tool="t"),))]
+    runs = [
+        Run(case_id="none", steps=(Step(tool="t"),)),
+        Run(case_id="one"),  # no steps: one deletion
+        Run(case_id="none"),
+    ]
+    result = score(cases, runs)
+    assert result.alignments_json is not None
+    assert result.alignments_json() == [orjson.dumps(result.details(r)[1]) for r in range(3)]
+    assert result.alignments_json()[0] == b"[]"
+    only_unreferenced = score(cases[:1], runs[:1])
+    assert only_unreferenced.alignments_json is not None
+    assert only_unreferenced.alignments_json() == [b"[]"]

@@ -1,36 +1,33 @@
 """A winning alignment as people read it: entries with each step's text, as objects or as
 the JSON text a record holds.
 
-Both forms are built from the same lists: the ops of one aligned pair (``OP_PAIR``,
+Both forms are built from the same facts: the ops of one aligned pair (``OP_PAIR``,
 ``OP_INSERT``, ``OP_DELETE``), the reference and agent position of each op, whether each
-pair matched in full, and each step's text and tool code.
+pair matched in full, and each step's text and tool code. The JSON text of many runs'
+alignments is built column-wise by Arrow's string kernels (:func:`aligned_json_column`),
+with no Python step per entry.
 """
 
 from __future__ import annotations
 
+from itertools import pairwise
+
+import numpy as np
+import numpy.typing as npt
 import orjson
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from pathgrade.core.results import AlignedStep
-from pathgrade.core.types import format_step
+from pathgrade.core.types import Step, format_step
 from pathgrade.metrics.trajectory.align import OP_DELETE, OP_INSERT, OP_PAIR
 from pathgrade.metrics.trajectory.encode import EncodedPaths
 
+IntArray = npt.NDArray[np.int64]
+BoolArray = npt.NDArray[np.bool_]
+
 #: One op list: ``(ops, ref_pos, agent_pos, full_op)``.
 Ops = tuple[list[int], list[int], list[int], list[bool]]
-
-# One entry as JSON, keys in ``AlignedStep`` field order (as orjson writes the dataclass).
-_PAIR_JSON = (
-    b'{"op":"%s","agent_step":%d,"reference_step":%d,"tool_match":%s,'
-    b'"arguments_match":%s,"agent":%s,"reference":%s}'
-)
-_INSERT_JSON = (
-    b'{"op":"insertion","agent_step":%d,"reference_step":null,"tool_match":false,'
-    b'"arguments_match":false,"agent":%s,"reference":null}'
-)
-_DELETE_JSON = (
-    b'{"op":"deletion","agent_step":null,"reference_step":%d,"tool_match":false,'
-    b'"arguments_match":false,"agent":null,"reference":%s}'
-)
 
 
 class CallTexts:
@@ -54,20 +51,15 @@ class CallTexts:
             out.append(text)
         return out
 
-    def json(self, paths: EncodedPaths, index: int) -> list[bytes]:
-        """The text of each step of path ``index``, as a JSON string (orjson's escaping)."""
-        start, end = int(paths.offsets[index]), int(paths.offsets[index + 1])
-        codes = paths.calls[start:end].tolist()
-        cache = self._json
-        out = list(map(cache.get, codes))
-        for k, text in enumerate(out):
-            if text is None:
-                code = codes[k]
-                plain = self._text.get(code)
-                if plain is None:
-                    plain = self._text[code] = format_step(paths.steps[start + k])
-                text = out[k] = cache[code] = orjson.dumps(plain)
-        return out  # type: ignore[return-value]
+    def json_of(self, code: int, step: Step) -> bytes:
+        """The text of call ``code`` as a JSON string (``step`` is a step with that code)."""
+        text = self._json.get(code)
+        if text is None:
+            plain = self._text.get(code)
+            if plain is None:
+                plain = self._text[code] = format_step(step)
+            text = self._json[code] = orjson.dumps(plain)
+        return text
 
 
 def aligned_steps(
@@ -100,33 +92,76 @@ def aligned_steps(
     return tuple(out)
 
 
-def aligned_json(
-    ops: Ops,
-    agent_json: list[bytes],
-    agent_tool: list[int],
-    ref_json: list[bytes],
-    ref_tool: list[int],
-) -> bytes:
-    """The same entries as :func:`aligned_steps`, as the JSON text ``orjson.dumps`` writes for
-    them (texts given as JSON strings), without an object per entry."""
-    parts: list[bytes] = []
-    append = parts.append
-    for op, i, j, full in zip(*ops, strict=True):
-        if op == OP_PAIR:
-            append(
-                _PAIR_JSON
-                % (
-                    b"match" if full else b"substitution",
-                    j,
-                    i,
-                    b"true" if ref_tool[i] == agent_tool[j] else b"false",
-                    b"true" if full else b"false",
-                    agent_json[j],
-                    ref_json[i],
-                )
-            )
-        elif op == OP_INSERT:
-            append(_INSERT_JSON % (j, agent_json[j]))
-        elif op == OP_DELETE:
-            append(_DELETE_JSON % (i, ref_json[i]))
-    return b"[" + b",".join(parts) + b"]"
+def _table(values: list[bytes]) -> pa.Array:
+    return pa.array(values, pa.binary())
+
+
+# The constant pieces of an entry's JSON (keys in ``AlignedStep`` field order). An entry is:
+# _HEAD[kind + 4 * first] agent_step ',"reference_step":' reference_step _MIDDLE[flags]
+# agent ',"reference":' reference _TAIL[last]; "[" opens a run's first entry and "]" closes
+# its last.
+_OPS = (b"match", b"substitution", b"insertion", b"deletion")
+_HEAD = _table([b'%s{"op":"%s","agent_step":' % (o, k) for o in (b"", b"[") for k in _OPS])
+_MIDDLE = _table(
+    [
+        b',"tool_match":%s,"arguments_match":%s,"agent":' % (t, a)
+        for t in (b"false", b"true")
+        for a in (b"false", b"true")
+    ]
+)
+_TAIL = _table([b"}", b"}]"])
+
+
+def aligned_json_column(
+    n_runs: int,
+    entry_run: IntArray,
+    ops: IntArray,
+    ref_pos: IntArray,
+    agent_pos: IntArray,
+    full: BoolArray,
+    tool_match: BoolArray,
+    agent_text: IntArray,
+    ref_text: IntArray,
+    texts: list[bytes],
+) -> list[bytes]:
+    """The JSON text of the alignment of each of ``n_runs`` runs (what ``orjson.dumps``
+    writes for :func:`aligned_steps`' objects), from flat entries: entry ``e`` belongs to run
+    ``entry_run[e]`` (entries grouped by run, in op order); ``agent_text``/``ref_text``
+    index ``texts`` (each step's text as a JSON string), -1 where the entry has no such
+    step. A run with no entry is ``[]``. Every piece is taken from a small table and joined
+    by Arrow's string kernels."""
+    if not entry_run.size:
+        return [b"[]"] * n_runs
+    is_pair, is_insert, is_delete = ops == OP_PAIR, ops == OP_INSERT, ops == OP_DELETE
+    kind = np.where(is_pair, np.where(full, 0, 1), np.where(is_insert, 2, 3))
+    counts = np.bincount(entry_run, minlength=n_runs)
+    offsets = np.zeros(n_runs + 1, np.int32)
+    np.cumsum(counts, out=offsets[1:])
+    first = np.zeros(entry_run.size, np.bool_)
+    first[offsets[:-1][counts > 0]] = True
+    last = np.zeros(entry_run.size, np.bool_)
+    last[offsets[1:][counts > 0] - 1] = True
+    # Positions as text: index 0 is null, index k + 1 is the digits of k.
+    top = int(max(ref_pos.max(), agent_pos.max())) + 1
+    digits = _table([b"null"] + [b"%d" % k for k in range(top)])
+    strings = _table([b"null", *texts])
+    flags = 2 * (tool_match & is_pair) + (full & is_pair)
+    entries = pc.binary_join_element_wise(
+        _HEAD.take(pa.array(kind + 4 * first)),
+        digits.take(pa.array(np.where(is_delete, 0, agent_pos + 1))),
+        b',"reference_step":',
+        digits.take(pa.array(np.where(is_insert, 0, ref_pos + 1))),
+        _MIDDLE.take(pa.array(flags)),
+        strings.take(pa.array(agent_text + 1)),
+        b',"reference":',
+        strings.take(pa.array(ref_text + 1)),
+        _TAIL.take(pa.array(last.astype(np.int8))),
+        b"",
+    )
+    joined = pc.binary_join(pa.ListArray.from_arrays(pa.array(offsets), entries), b",")
+    # One bytes object per run, sliced from the joined buffer (no per-run conversion).
+    data = joined.buffers()[2].to_pybytes() if len(joined) else b""
+    bounds = np.frombuffer(joined.buffers()[1], np.int32)[
+        joined.offset : joined.offset + n_runs + 1
+    ].tolist()
+    return [data[a:b] or b"[]" for a, b in pairwise(bounds)]

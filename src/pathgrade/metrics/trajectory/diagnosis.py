@@ -12,7 +12,12 @@ import numpy.typing as npt
 from pathgrade.core.config import ScoringConfig
 from pathgrade.core.results import AlignedStep, Defect
 from pathgrade.core.types import Case, Run, Step, format_step
-from pathgrade.metrics.trajectory.alignment_text import CallTexts, Ops, aligned_json, aligned_steps
+from pathgrade.metrics.trajectory.alignment_text import (
+    CallTexts,
+    Ops,
+    aligned_json_column,
+    aligned_steps,
+)
 from pathgrade.metrics.trajectory.encode import EncodedPaths
 from pathgrade.metrics.trajectory.pairs import (
     STEP_UNEXPECTED_WRITE,
@@ -146,20 +151,67 @@ class Diagnoser:
         batch, row, ref_path = found
         return tuple(self._path_defects(batch, row, run, ref_path) + defects)
 
-    def alignment_json(self, run: int) -> bytes:
-        """The JSON text of one run's alignment: the bytes ``orjson.dumps`` writes for
-        ``details(run)[1]``, with no :class:`AlignedStep` per entry."""
-        found = self._winner(run)
-        if found is None:
-            return b"[]"
-        batch, row, ref_path = found
-        texts, agents, refs = self._texts, self._agents, self._refs
-        return aligned_json(
-            _ops(batch, row),
-            texts.json(agents, run),
-            _tools(agents, run),
-            texts.json(refs, ref_path),
-            _tools(refs, ref_path),
+    def alignments_json(self) -> list[bytes]:
+        """The JSON text of every run's alignment: the bytes ``orjson.dumps`` writes for
+        ``details(run)[1]``, built column-wise over all the winners (no object, no Python
+        step per aligned step; each distinct call's text formatted once)."""
+        n_runs = len(self._runs)
+        parts = []
+        for batch in self._batches:
+            entries = np.arange(batch.ops.shape[1]) < batch.n_ops[:, None]
+            rows = np.nonzero(entries)[0]
+            parts.append(
+                (
+                    batch.runs[rows],
+                    batch.ref_paths[rows],
+                    batch.ops[entries],
+                    batch.ref_pos[entries],
+                    batch.agent_pos[entries],
+                    batch.full_op[entries],
+                )
+            )
+        if not parts:
+            return [b"[]"] * n_runs
+        columns = (np.concatenate(c) for c in zip(*parts, strict=True))
+        run, ref_path, ops, ref_pos, agent_pos, full = columns
+        order = np.argsort(run, kind="stable")  # entries grouped by run, in op order
+        run, ref_path, ops = run[order], ref_path[order], ops[order]
+        ref_pos, agent_pos, full = ref_pos[order], agent_pos[order], full[order]
+        agents, refs = self._agents, self._refs
+        has_agent, has_ref = agent_pos >= 0, ref_pos >= 0
+        agent_at = np.where(has_agent, agents.offsets[run] + agent_pos, -1)
+        ref_at = np.where(has_ref, refs.offsets[ref_path] + ref_pos, -1)
+        agent_call, ref_call = _at(agents.calls, agent_at), _at(refs.calls, ref_at)
+        tool_match = _at(agents.tool, agent_at) == _at(refs.tool, ref_at)
+        # Each distinct call's JSON text once (codes are small dense integers: mark them).
+        codes = np.concatenate([agent_call[has_agent], ref_call[has_ref]])
+        where = np.concatenate([agent_at[has_agent], ref_at[has_ref]])
+        n_from_agent = int(has_agent.sum())
+        first = np.full(int(codes.max(initial=-1)) + 1, -1, np.int64)
+        first[codes[::-1]] = np.arange(codes.size - 1, -1, -1)  # each code's first entry
+        distinct = np.flatnonzero(first >= 0)
+        rank = np.full(first.size + 1, -1, np.int64)  # rank[-1] stays -1: no step
+        rank[distinct] = np.arange(distinct.size)
+        texts = [
+            self._texts.json_of(code, (agents if k < n_from_agent else refs).steps[at])
+            for code, k, at in zip(
+                distinct.tolist(),
+                first[distinct].tolist(),
+                where[first[distinct]].tolist(),
+                strict=True,
+            )
+        ]
+        return aligned_json_column(
+            n_runs,
+            run,
+            ops,
+            ref_pos,
+            agent_pos,
+            full,
+            tool_match,
+            rank[agent_call],
+            rank[ref_call],
+            texts,
         )
 
     def _winner(self, run: int) -> tuple[WinnerBatch, int, int] | None:
@@ -304,6 +356,13 @@ def _ops(batch: WinnerBatch, row: int) -> Ops:
         batch.agent_pos[row, :n_ops].tolist(),
         batch.full_op[row, :n_ops].tolist(),
     )
+
+
+def _at(values: IntArray, index: IntArray) -> IntArray:
+    """``values[index]``, and -1 where ``index`` is -1 (no such step)."""
+    if not values.size:
+        return np.full(index.shape, -1, np.int64)
+    return np.where(index >= 0, values[np.maximum(index, 0)], -1)
 
 
 def _tools(paths: EncodedPaths, index: int) -> list[int]:

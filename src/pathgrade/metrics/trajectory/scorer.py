@@ -234,7 +234,8 @@ def score_trajectories(
         metrics=out.values,
         kinds=TRAJECTORY_METRICS,
         details=diagnoser.details,
-        details_json=lambda i: (diagnoser.defects(i), diagnoser.alignment_json(i)),
+        defects_of=diagnoser.defects,
+        alignments_json=diagnoser.alignments_json,
         usage=lambda i: runlevel.usage_totals(runs[i]).as_dict(),
     )
 
