@@ -42,14 +42,18 @@ class CallTexts:
     def texts(self, paths: EncodedPaths, index: int) -> list[str]:
         """The text of each step of path ``index``."""
         start, end = int(paths.offsets[index]), int(paths.offsets[index + 1])
+        codes = paths.calls[start:end].tolist()
         cache = self._text
-        out: list[str] = []
-        for offset, code in enumerate(paths.calls[start:end].tolist(), start=start):
-            text = cache.get(code)
-            if text is None:
-                text = cache[code] = format_step(paths.steps[offset])
-            out.append(text)
-        return out
+        out = list(map(cache.get, codes))
+        if None in out:
+            for k, text in enumerate(out):
+                if text is None:
+                    code = codes[k]
+                    text = cache.get(code)  # an earlier step of this path may have set it
+                    if text is None:
+                        text = cache[code] = format_step(paths.steps[start + k])
+                    out[k] = text
+        return out  # type: ignore[return-value]
 
     def json_of(self, code: int, step: Step) -> bytes:
         """The text of call ``code`` as a JSON string (``step`` is a step with that code)."""

@@ -106,6 +106,7 @@ class Diagnoser:
         self._ref_paths = ref_paths
         self._ref_tools: dict[int, frozenset[str]] = {}
         self._batches: list[WinnerBatch] = []
+        self._flagged: list[list[bool]] = []  # per batch row: has a path defect
         # Run r's winner is row _where_row[r] of batch _where_batch[r] (-1: not scored).
         self._where_batch = np.full(len(runs), -1, dtype=np.int64)
         self._where_row = np.full(len(runs), -1, dtype=np.int64)
@@ -123,6 +124,14 @@ class Diagnoser:
     def add(self, batch: WinnerBatch) -> None:
         index = len(self._batches)
         self._batches.append(batch)
+        # Which rows have a path defect (a missing, wasted or unexpected step, or the order).
+        lengths = np.diff(self._agents.offsets)[batch.runs]
+        counted = np.arange(batch.agent_status.shape[1]) < lengths[:, None]
+        status = batch.agent_status
+        defective = (status == STEP_WASTED) | (status == STEP_UNEXPECTED_WRITE)
+        flagged = (defective & counted).any(axis=1)
+        flagged |= batch.ref_missing.any(axis=1) | batch.out_of_order
+        self._flagged.append(flagged.tolist())
         self._where_batch[batch.runs] = index
         self._where_row[batch.runs] = np.arange(batch.runs.size)
 
@@ -145,11 +154,14 @@ class Diagnoser:
     def defects(self, run: int) -> tuple[Defect, ...]:
         """The defects of one run (the first half of :meth:`details`)."""
         defects = self._run_defects(run)
-        found = self._winner(run)
-        if found is None:
+        batch_index = int(self._where_batch[run])
+        if batch_index < 0:
             return tuple(defects)
-        batch, row, ref_path = found
-        return tuple(self._path_defects(batch, row, run, ref_path) + defects)
+        row = int(self._where_row[run])
+        if not (self._flagged[batch_index][row] or self._facts[run].unused_required):
+            return tuple(defects)
+        batch = self._batches[batch_index]
+        return tuple(self._path_defects(batch, row, run, int(batch.ref_paths[row])) + defects)
 
     def alignments_json(self) -> list[bytes]:
         """The JSON text of every run's alignment: the bytes ``orjson.dumps`` writes for
@@ -225,6 +237,8 @@ class Diagnoser:
 
     def _run_defects(self, run: int) -> list[Defect]:
         facts = self._facts[run]
+        if not (facts.budget_violations or facts.forbidden or facts.unrecovered):
+            return []
         penalties = self._config.penalties
         out: list[Defect] = []
         if facts.budget_violations:
@@ -260,8 +274,6 @@ class Diagnoser:
         unused = self._facts[run].unused_required
         n_agent = int(self._agents.offsets[run + 1] - self._agents.offsets[run])
         status = batch.agent_status[row, :n_agent]
-        if not (unused or batch.out_of_order[row] or batch.ref_missing[row].any() or status.any()):
-            return []
         agent_text = self._texts.texts(self._agents, run)
         ref_text = self._texts.texts(self._refs, ref_path)
         penalties = self._config.penalties
