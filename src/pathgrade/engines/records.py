@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Sequence
+from operator import attrgetter
 from typing import Any
 
 import numpy as np
@@ -42,12 +43,13 @@ def json_column(values: FloatArray, kind: MetricKind) -> list[Any]:
 def _no_usage(run: Run) -> dict[str, int | None] | None:
     """A run's ``usage`` entry when nothing about its usage is recorded (no ``usage``, no
     step with tokens, cost or latency): the step count and three unknowns; else None."""
-    if run.usage is not None:
+    if run.usage is not None or not set(map(_STEP_USAGE, run.steps)) <= _UNKNOWN:
         return None
-    for step in run.steps:
-        if step.tokens is not None or step.cost is not None or step.latency_ms is not None:
-            return None
     return {"steps": len(run.steps), "tokens": None, "cost": None, "latency_ms": None}
+
+
+_STEP_USAGE = attrgetter("tokens", "cost", "latency_ms")
+_UNKNOWN = frozenset({(None, None, None)})
 
 
 def _parts(
