@@ -107,6 +107,52 @@ def test_parquet_input_gives_the_same_records(tmp_path: Path) -> None:
     assert parquet_summary["path_score"] == pytest.approx(jsonl_summary["path_score"])
 
 
+def test_parquet_struct_steps_drop_nulls_and_decode_json_arguments(tmp_path: Path) -> None:
+    pq = pytest.importorskip("pyarrow.parquet")
+    import pyarrow as pa
+
+    cases_path = tmp_path / "cases.jsonl"
+    cases_path.write_text(json.dumps({"case_id": "c", "reference": ["search:a", "fetch"]}) + "\n")
+    steps = [
+        [
+            {"tool": "search", "arguments": '["a"]', "latency_ms": None},
+            {"tool": "fetch", "arguments": None, "latency_ms": 3.0},
+        ],
+        [{"tool": "fetch", "arguments": "{}", "latency_ms": 1.5}],
+    ]
+    table = pa.table(
+        {
+            "case_id": ["c", "c"],
+            "run_id": ["r0", "r1"],
+            "steps": pa.array(
+                steps,
+                pa.list_(
+                    pa.struct(
+                        [
+                            ("tool", pa.string()),
+                            ("arguments", pa.string()),
+                            ("latency_ms", pa.float64()),
+                        ]
+                    )
+                ),
+            ),
+        }
+    )
+    parquet_path = tmp_path / "runs.parquet"
+    pq.write_table(table, parquet_path)
+    runs_path = tmp_path / "runs.jsonl"
+    as_json = [
+        {
+            "case_id": "c",
+            "run_id": "r0",
+            "steps": ["search:a", {"tool": "fetch", "latency_ms": 3.0}],
+        },
+        {"case_id": "c", "run_id": "r1", "steps": [{"tool": "fetch", "latency_ms": 1.5}]},
+    ]
+    runs_path.write_text("\n".join(json.dumps(r) for r in as_json) + "\n")
+    assert _records(cases_path, parquet_path)[0] == _records(cases_path, runs_path)[0]
+
+
 def test_errors_name_file_and_line_and_skip_invalid_counts(tmp_path: Path) -> None:
     cases_path, runs_path = _write_inputs(tmp_path, n_runs=30)
     lines = runs_path.read_text().splitlines()

@@ -202,8 +202,10 @@ def _drop_nulls(row: dict[str, Any]) -> Any:
 def _step(step: Any) -> Any:
     if not isinstance(step, dict):
         return step
+    arguments = step.get("arguments")
+    if None not in step.values() and not isinstance(arguments, str | bytes):
+        return step  # nothing to drop or decode (a step from a JSON text column)
     out = {k: v for k, v in step.items() if v is not None}
-    arguments = out.get("arguments")
     if isinstance(arguments, str | bytes):
         with contextlib.suppress(orjson.JSONDecodeError):  # else validation names the field
             out["arguments"] = orjson.loads(arguments)
