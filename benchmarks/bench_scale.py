@@ -21,6 +21,7 @@ Needs ``psutil`` and the ``dask`` extra (``pip install -e '.[bench,dask]'``).
 from __future__ import annotations
 
 import argparse
+import compileall
 import json
 import random
 import subprocess
@@ -28,6 +29,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+import pathgrade
 
 TOOLS = ["search", "lookup", "fetch", "calc", "refund", "notify", "cancel", "book"]
 
@@ -160,6 +163,9 @@ def main() -> None:
         help="step arguments from one catalogue of 100 ids, or ids of each case's own",
     )
     args = parser.parse_args()
+    # An installed package has its bytecode compiled; a checkout run with
+    # PYTHONDONTWRITEBYTECODE set would compile every module again in every child.
+    compileall.compile_dir(str(Path(pathgrade.__file__).parent), quiet=1)
     configs = [(e, int(w)) for e, w in (c.split(":") for c in args.configs.split(","))]
     with tempfile.TemporaryDirectory() as tmp:
         suffix = "" if args.calls == "catalogue" else f"-{args.calls}"
