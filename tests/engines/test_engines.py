@@ -11,8 +11,9 @@ import pytest
 
 from pathgrade import Case, Run, score
 from pathgrade.core.errors import InputError
+from pathgrade.engines import work
 from pathgrade.engines.runner import evaluate_files
-from pathgrade.io.partitions import plan_partitions, read_partition
+from pathgrade.io.partitions import Partition, plan_partitions, read_partition
 
 TOOLS = ["search", "lookup", "refund", "notify"]
 
@@ -272,3 +273,39 @@ def test_a_bad_case_and_a_bad_run_in_one_partition_report_the_run_first(tmp_path
     with pytest.raises(InputError) as info:
         evaluate_files(cases_path, runs_path, partition_size=12)
     assert (info.value.file, info.value.line) == (str(cases_path), 1)
+
+
+def _pool_inputs(tmp_path: Path, shared: bool) -> tuple[Path, list[Partition]]:
+    """20 cases of two calls each (the same two for every case when ``shared``), one run
+    each repeating its reference; partitions of 10 runs."""
+    cases_path, runs_path = tmp_path / "cases.jsonl", tmp_path / "runs.jsonl"
+    steps = [
+        ["search:a", "fetch:b"] if shared else [f"search:a{c}", f"fetch:b{c}"] for c in range(20)
+    ]
+    cases_path.write_text(
+        "".join(
+            json.dumps({"case_id": f"c{c}", "reference": s}) + "\n" for c, s in enumerate(steps)
+        )
+    )
+    runs_path.write_text(
+        "".join(json.dumps({"case_id": f"c{c}", "steps": s}) + "\n" for c, s in enumerate(steps))
+    )
+    return cases_path, plan_partitions(runs_path, 10)
+
+
+def test_a_worker_keeps_its_step_pool_while_partitions_share_steps(tmp_path: Path) -> None:
+    cases_path, partitions = _pool_inputs(tmp_path, shared=True)
+    work._POOLS.clear()
+    first = work.run_task(work.ScoreTask(str(cases_path), partitions[0]))
+    pool = work._POOLS[True]
+    second = work.run_task(work.ScoreTask(str(cases_path), partitions[1]))
+    assert work._POOLS[True] is pool
+    assert pool.misses == 2  # two distinct calls, validated once for both partitions
+    assert first.records.splitlines()[0] == second.records.splitlines()[0].replace(b"c10", b"c0")
+
+
+def test_a_worker_drops_its_step_pool_when_steps_do_not_recur(tmp_path: Path) -> None:
+    cases_path, partitions = _pool_inputs(tmp_path, shared=False)
+    work._POOLS.clear()
+    work.run_task(work.ScoreTask(str(cases_path), partitions[0]))
+    assert True not in work._POOLS  # the next partition starts with an empty pool

@@ -87,6 +87,23 @@ def _cached_tools(path: str) -> ToolSet:
     return tools
 
 
+# Identical steps of the runs and their cases' references are validated once per worker
+# process (see ``StepPool``), across partitions: cases of different partitions share calls,
+# and runs repeat them. The pool is bounded (it is emptied when full) and holds, per step,
+# only its key and the ``Step`` when records are JSON text. When a partition's cases bring
+# mostly new steps, the pool is not kept for the next partition: its steps would only be
+# long-lived objects for the garbage collector to scan.
+WORKER_POOL_CAPACITY = 1 << 15
+_POOLS: dict[bool, StepPool] = {}
+
+
+def _worker_pool(*, from_json: bool) -> StepPool:
+    pool = _POOLS.get(from_json)
+    if pool is None:
+        pool = _POOLS[from_json] = StepPool(WORKER_POOL_CAPACITY, from_json=from_json)
+    return pool
+
+
 @cache
 def _cached_validators() -> dict[str, Validator]:
     """The validator plug-ins of installed packages (a metadata scan), once per process."""
@@ -108,10 +125,7 @@ def run_task(task: ScoreTask) -> PartitionOutput:
 
 def _run_task(task: ScoreTask) -> PartitionOutput:
     partial = SummaryPartial()
-    # Identical steps of the partition's runs and their cases' references are validated once
-    # (see ``StepPool``). The pool lives as long as the partition: kept across partitions, its
-    # steps would be survivors that every garbage collection after a task has to scan.
-    pool = StepPool(from_json=task.partition.kind == "jsonl")  # cases are JSON too
+    pool = _worker_pool(from_json=task.partition.kind == "jsonl")  # cases are JSON too
     try:
         index = cached_case_index(task.cases_path)
         known = known_ids(index)
@@ -122,8 +136,13 @@ def _run_task(task: ScoreTask) -> PartitionOutput:
         # in the pool. A case that fails here fails again below, after the runs, so errors
         # are reported in the order they always were.
         named = (v.get("case_id") for _, v in decoded if type(v) is dict)
+        hits, misses = pool.hits, pool.misses
         with suppress(InputError):
             index.cases((c for c in named if type(c) is str and c in known), pool)
+        if pool.misses - misses > pool.hits - hits:
+            # These cases' steps were mostly new: steps do not recur across partitions, so
+            # the next partition starts with an empty pool (this one's dies with it).
+            _POOLS.pop(pool.from_json, None)
         for line, value in decoded:
             try:
                 run = parse_record(value, Run, file=name, line=line, pool=pool)

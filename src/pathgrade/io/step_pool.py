@@ -156,7 +156,9 @@ class StepPool:
             if len(pool) >= self.capacity:
                 pool.clear()
             # A compact copy of the key: orjson's result keeps the buffer it grew (~4 KiB).
-            pool[bytes(memoryview(key)) if type(key) is bytes else key] = (value, step)
+            # The record is kept to compare values, which JSON text does not need.
+            kept = None if self.from_json else value
+            pool[bytes(memoryview(key)) if type(key) is bytes else key] = (kept, step)
         if not shared:
             return item
         update: dict[str, Any] = {}
