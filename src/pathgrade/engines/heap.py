@@ -27,9 +27,9 @@ _M_MMAP_THRESHOLD = -3
 #: largest allowed value on 64-bit systems is 32 MiB).
 MMAP_THRESHOLD = 32 << 20
 #: The heap top is returned to the system only when this much of it is free.
-TRIM_THRESHOLD = 256 << 20
+TRIM_THRESHOLD = 64 << 20
 #: Extra heap obtained with each extension, so growing it is rarer.
-TOP_PAD = 16 << 20
+TOP_PAD = 8 << 20
 
 
 @cache
