@@ -71,3 +71,25 @@ def test_runs_without_a_reference_or_steps_have_their_alignments() -> None:
     only_unreferenced = score(cases[:1], runs[:1])
     assert only_unreferenced.alignments_json is not None
     assert only_unreferenced.alignments_json() == [b"[]"]
+
+
+def test_a_call_written_in_two_key_orders_has_one_text_whatever_the_reading_order() -> None:
+    # {"b": 1, "a": 2} and {"a": 2, "b": 1} are one call; its text is that of its first
+    # occurrence in the runs (run 1 here), however the explanations are read.
+    first, second = {"b": 1, "a": 2}, {"a": 2, "b": 1}
+    cases = [
+        Case(case_id="x", reference=(Step(tool="t", arguments=first),)),
+        Case(case_id="y", reference=(Step(tool="u"),)),
+    ]
+    runs = [
+        Run(case_id="y", steps=(Step(tool="u"),)),
+        Run(case_id="x", steps=(Step(tool="t", arguments=second),)),
+    ]
+    in_order = [r.to_dict() for r in score(cases, runs)]
+    result = score(cases, runs)
+    backwards = [result[1].to_dict(), result[0].to_dict()][::-1]
+    assert in_order == backwards
+    assert in_order[1]["alignment"][0]["reference"] == "t(a=2, b=1)"  # the run's spelling
+    written = score(cases, runs)
+    assert written.alignments_json is not None
+    assert written.alignments_json() == [orjson.dumps(r["alignment"]) for r in in_order]

@@ -31,38 +31,55 @@ Ops = tuple[list[int], list[int], list[int], list[bool]]
 
 
 class CallTexts:
-    """The text of each call code (``format_step`` of the first step seen with it) and that
-    text as a JSON string. Codes are shared by the references and the runs of one scoring,
-    so each call is formatted and serialised once."""
+    """The text of each call code and that text as a JSON string, each made once.
 
-    def __init__(self) -> None:
+    Steps with one call code may be written differently (the same arguments in another key
+    order), so a code's text is that of one chosen step: its first occurrence in the first
+    of ``paths`` that has it (the runs' paths, then the references), whatever order texts
+    are asked for in. A run's explanation is thus the same read alone or with the others.
+    """
+
+    def __init__(self, *paths: EncodedPaths) -> None:
+        self._paths = paths
+        self._first: list[IntArray] | None = None
         self._text: dict[int, str] = {}
         self._json: dict[int, bytes] = {}
+
+    def _step(self, code: int) -> Step:
+        """The chosen step of call ``code``."""
+        if self._first is None:
+            self._first = []
+            for paths in self._paths:
+                calls = paths.calls
+                first = np.full(int(calls.max(initial=-1)) + 1, -1, np.int64)
+                first[calls[::-1]] = np.arange(calls.size - 1, -1, -1)
+                self._first.append(first)
+        for paths, first in zip(self._paths, self._first, strict=True):
+            if code < first.size and first[code] >= 0:
+                return paths.steps[int(first[code])]
+        raise KeyError(code)
+
+    def text(self, code: int) -> str:
+        """The text of call ``code``."""
+        text = self._text.get(code)
+        if text is None:
+            text = self._text[code] = format_step(self._step(code))
+        return text
 
     def texts(self, paths: EncodedPaths, index: int) -> list[str]:
         """The text of each step of path ``index``."""
         start, end = int(paths.offsets[index]), int(paths.offsets[index + 1])
         codes = paths.calls[start:end].tolist()
-        cache = self._text
-        out = list(map(cache.get, codes))
+        out = list(map(self._text.get, codes))
         if None in out:
-            for k, text in enumerate(out):
-                if text is None:
-                    code = codes[k]
-                    text = cache.get(code)  # an earlier step of this path may have set it
-                    if text is None:
-                        text = cache[code] = format_step(paths.steps[start + k])
-                    out[k] = text
+            out = list(map(self.text, codes))
         return out  # type: ignore[return-value]
 
-    def json_of(self, code: int, step: Step) -> bytes:
-        """The text of call ``code`` as a JSON string (``step`` is a step with that code)."""
+    def json_of(self, code: int) -> bytes:
+        """The text of call ``code`` as a JSON string."""
         text = self._json.get(code)
         if text is None:
-            plain = self._text.get(code)
-            if plain is None:
-                plain = self._text[code] = format_step(step)
-            text = self._json[code] = orjson.dumps(plain)
+            text = self._json[code] = orjson.dumps(self.text(code))
         return text
 
 

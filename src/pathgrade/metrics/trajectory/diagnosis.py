@@ -99,7 +99,7 @@ class Diagnoser:
         self._config = config
         self._agents = agents
         self._refs = refs
-        self._texts = CallTexts()
+        self._texts = CallTexts(agents, refs)
         self._runs = runs
         self._cases = run_case
         self._facts = facts
@@ -197,22 +197,12 @@ class Diagnoser:
         tool_match = _at(agents.tool, agent_at) == _at(refs.tool, ref_at)
         # Each distinct call's JSON text once (codes are small dense integers: mark them).
         codes = np.concatenate([agent_call[has_agent], ref_call[has_ref]])
-        where = np.concatenate([agent_at[has_agent], ref_at[has_ref]])
-        n_from_agent = int(has_agent.sum())
-        first = np.full(int(codes.max(initial=-1)) + 1, -1, np.int64)
-        first[codes[::-1]] = np.arange(codes.size - 1, -1, -1)  # each code's first entry
-        distinct = np.flatnonzero(first >= 0)
-        rank = np.full(first.size + 1, -1, np.int64)  # rank[-1] stays -1: no step
+        present = np.zeros(int(codes.max(initial=-1)) + 1, np.bool_)
+        present[codes] = True
+        distinct = np.flatnonzero(present)
+        rank = np.full(present.size + 1, -1, np.int64)  # rank[-1] stays -1: no step
         rank[distinct] = np.arange(distinct.size)
-        texts = [
-            self._texts.json_of(code, (agents if k < n_from_agent else refs).steps[at])
-            for code, k, at in zip(
-                distinct.tolist(),
-                first[distinct].tolist(),
-                where[first[distinct]].tolist(),
-                strict=True,
-            )
-        ]
+        texts = list(map(self._texts.json_of, distinct.tolist()))
         return aligned_json_column(
             n_runs,
             run,
