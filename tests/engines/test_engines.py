@@ -309,3 +309,9 @@ def test_a_worker_drops_its_step_pool_when_steps_do_not_recur(tmp_path: Path) ->
     work._POOLS.clear()
     work.run_task(work.ScoreTask(str(cases_path), partitions[0]))
     assert True not in work._POOLS  # the next partition starts with an empty pool
+
+
+def test_a_job_scored_in_this_process_leaves_no_pooled_steps(tmp_path: Path) -> None:
+    cases_path, partitions = _pool_inputs(tmp_path, shared=True)
+    evaluate_files(cases_path, partitions[0].path, partition_size=10)
+    assert not work._POOLS

@@ -19,7 +19,12 @@ from pathgrade.core.errors import InputError
 from pathgrade.engines.dask_engine import map_dask
 from pathgrade.engines.extras import abstention_summary
 from pathgrade.engines.local import map_local
-from pathgrade.engines.work import PartitionOutput, ScoreTask, cached_case_index
+from pathgrade.engines.work import (
+    PartitionOutput,
+    ScoreTask,
+    cached_case_index,
+    release_step_pools,
+)
 from pathgrade.io.partitions import plan_partitions
 from pathgrade.stats.partial import SummaryPartial
 
@@ -88,11 +93,14 @@ def evaluate_files(
     else:
         raise InputError(f"unknown engine {engine!r}: use local or dask", field="engine")
     partial = SummaryPartial()
-    for output in outputs:
-        output.raise_error()
-        if sink is not None and output.records:
-            sink(output.records)
-        partial.absorb(output.partial)
+    try:
+        for output in outputs:
+            output.raise_error()
+            if sink is not None and output.records:
+                sink(output.records)
+            partial.absorb(output.partial)
+    finally:
+        release_step_pools()  # tasks scored in this process leave no pooled steps behind
     if partial.runs == 0 and not partial.skipped:
         raise InputError("no runs to score", file=str(runs_path))
     summary = partial.finalize(n_cases)

@@ -104,6 +104,11 @@ def _worker_pool(*, from_json: bool) -> StepPool:
     return pool
 
 
+def release_step_pools() -> None:
+    """Drop this process's step pools (when a job that scored in this process ends)."""
+    _POOLS.clear()
+
+
 @cache
 def _cached_validators() -> dict[str, Validator]:
     """The validator plug-ins of installed packages (a metadata scan), once per process."""
