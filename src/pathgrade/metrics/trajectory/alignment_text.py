@@ -114,7 +114,11 @@ def aligned_steps(
 
 
 def _table(values: list[bytes]) -> pa.Array:
-    return pa.array(values, pa.binary())
+    return pa.array(values, pa.large_binary())  # 64-bit offsets: no 2 GiB limit
+
+
+def _text(value: bytes) -> pa.Scalar:
+    return pa.scalar(value, pa.large_binary())
 
 
 # The constant pieces of an entry's JSON (keys in ``AlignedStep`` field order). An entry is:
@@ -170,19 +174,19 @@ def aligned_json_column(
     entries = pc.binary_join_element_wise(
         _HEAD.take(pa.array(kind + 4 * first)),
         digits.take(pa.array(np.where(is_delete, 0, agent_pos + 1))),
-        b',"reference_step":',
+        _text(b',"reference_step":'),
         digits.take(pa.array(np.where(is_insert, 0, ref_pos + 1))),
         _MIDDLE.take(pa.array(flags)),
         strings.take(pa.array(agent_text + 1)),
-        b',"reference":',
+        _text(b',"reference":'),
         strings.take(pa.array(ref_text + 1)),
         _TAIL.take(pa.array(last.astype(np.int8))),
-        b"",
+        _text(b""),
     )
-    joined = pc.binary_join(pa.ListArray.from_arrays(pa.array(offsets), entries), b",")
+    joined = pc.binary_join(pa.ListArray.from_arrays(pa.array(offsets), entries), _text(b","))
     # One bytes object per run, sliced from the joined buffer (no per-run conversion).
     data = joined.buffers()[2].to_pybytes() if len(joined) else b""
-    bounds = np.frombuffer(joined.buffers()[1], np.int32)[
+    bounds = np.frombuffer(joined.buffers()[1], np.int64)[
         joined.offset : joined.offset + n_runs + 1
     ].tolist()
     return [data[a:b] or b"[]" for a, b in pairwise(bounds)]
