@@ -12,9 +12,9 @@ included, so ``1`` and ``1.0``, ``true`` and ``1`` stay different) *and* equal d
 confused). For records decoded from JSON text the text alone decides (such values cannot
 come from it), and the values are not compared (``from_json``). A shared step is therefore
 equal, field by field and in its fields' key order, to the one a separate validation would
-build; only its identity is shared. Steps are frozen
-models; their ``arguments``, ``output`` and ``metadata`` containers are shared too and must be
-treated as read-only (as every scorer does).
+build; only its identity is shared. Steps are frozen models; their ``arguments``, ``output``
+and ``metadata`` containers are shared too and must be treated as read-only (as every scorer
+does).
 
 A step record seen for the first time is validated with its record, in the same pydantic
 call, and pooled from the validated record. When a record does not validate, the caller
@@ -32,8 +32,9 @@ from pathgrade.core.types import Case, Run, Step
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
 
-#: Distinct steps kept by default (a pooled step costs its key, the decoded record and an
-#: entry, on top of the ``Step`` its records share); the pool is emptied when it is full.
+#: Distinct steps kept by default (a pooled step costs its key, an entry and, unless the pool
+#: is ``from_json``, the decoded record, on top of the ``Step`` its records share); the pool
+#: is emptied when it is full.
 DEFAULT_CAPACITY = 1 << 18
 
 #: Run step look-ups per sample of the pool's hit rate, the least share of hits that keeps it
