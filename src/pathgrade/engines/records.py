@@ -1,26 +1,39 @@
 """Result records (JSONL) straight from a :class:`~pathgrade.core.results.ScoreResult`'s
-columns, without a :class:`~pathgrade.core.results.RunResult` per run.
+columns, without a :class:`~pathgrade.core.results.RunResult` or a dict per run.
 
 The bytes are those of ``orjson.dumps(result[i].to_dict())`` (what ``pathgrade score --out``
-writes), one line per run: metric columns are converted to JSON values once per column (as
-:func:`~pathgrade.core.results.json_value` does), and each run's alignment is inserted as the
-JSON text ``ScoreResult.alignments_json`` builds column-wise (a result without it has its
-alignment objects serialised by orjson as dataclasses, whose fields are the keys of
-``AlignedStep.to_dict``, in order).
+writes), one line per run, built a field at a time for all the runs and joined by Arrow's
+string kernels:
+
+- a column of numbers (a metric, the trials, the reference indices, the step counts) is
+  written by one ``orjson.dumps`` of the whole column (as :func:`json_column` gives it, so
+  each value's text is orjson's), then cut at its commas, which no number contains;
+- ids are written by ``orjson.dumps`` each, defects by ``orjson.dumps`` of each run's list
+  (a run without defects is ``[]``, and most have none);
+- each run's alignment is the JSON text ``ScoreResult.alignments_json`` builds column-wise (a
+  result without it has its alignment objects serialised by orjson as dataclasses, whose
+  fields are the keys of ``AlignedStep.to_dict``, in order);
+- a run's ``usage`` when it records none (no ``usage``, no step with tokens, cost or latency)
+  is its step count and three nulls; otherwise ``result.usage``.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
+from itertools import chain
 from operator import attrgetter
 from typing import Any
 
 import numpy as np
 import orjson
+import pyarrow as pa
+import pyarrow.compute as pc
 
-from pathgrade.core.results import Defect, FloatArray, MetricKind, ScoreResult
+from pathgrade.core.results import FloatArray, MetricKind, ScoreResult
 from pathgrade.core.types import Run
+
+_TEXT = pa.large_binary()  # 64-bit offsets: a partition's records may pass 2 GiB
 
 
 def json_column(values: FloatArray, kind: MetricKind) -> list[Any]:
@@ -40,70 +53,120 @@ def json_column(values: FloatArray, kind: MetricKind) -> list[Any]:
     return out
 
 
-def _no_usage(run: Run) -> dict[str, int | None] | None:
-    """A run's ``usage`` entry when nothing about its usage is recorded (no ``usage``, no
-    step with tokens, cost or latency): the step count and three unknowns; else None."""
-    if run.usage is not None or not set(map(_STEP_USAGE, run.steps)) <= _UNKNOWN:
-        return None
-    return {"steps": len(run.steps), "tokens": None, "cost": None, "latency_ms": None}
+def colon_values(values: Sequence[Any]) -> pa.Array:
+    """``b":" + orjson.dumps(v)`` for each of ``values`` (numbers, booleans, None), as one
+    Arrow array: the whole list is dumped once and cut where its commas were."""
+    if not values:
+        return pa.array([], _TEXT)
+    body = b"," + orjson.dumps(list(values))[1:-1]
+    cuts = np.flatnonzero(np.frombuffer(body, np.uint8) == ord(","))
+    if cuts.size != len(values):
+        raise ValueError("colon_values takes numbers, booleans and None only")
+    offsets = np.append(cuts, len(body)).astype(np.int64)
+    data = body.replace(b",", b":")
+    return pa.Array.from_buffers(
+        _TEXT, len(values), [None, pa.py_buffer(offsets), pa.py_buffer(data)]
+    )
+
+
+def _texts(values: Sequence[bytes]) -> pa.Array:
+    return pa.array(values, _TEXT)
+
+
+def _piece(text: bytes) -> pa.Scalar:
+    return pa.scalar(text, _TEXT)
 
 
 _STEP_USAGE = attrgetter("tokens", "cost", "latency_ms")
 _UNKNOWN = frozenset({(None, None, None)})
+_RUN_USAGE = attrgetter("usage")
 
 
-def _parts(
-    result: ScoreResult,
-) -> tuple[Callable[[int], tuple[Defect, ...]], list[bytes] | None]:
-    """Each run's defects, and every run's alignment as JSON text when the result can give
-    it column-wise (None: serialise each run's alignment objects)."""
+def _unrecorded_usage(runs: Sequence[Run]) -> bool:
+    """Whether no run records any usage (no ``usage``, no step with tokens, cost or
+    latency): checked for all the runs at once."""
+    if any(map(_RUN_USAGE, runs)):
+        return False
+    steps = chain.from_iterable(map(attrgetter("steps"), runs))
+    return set(map(_STEP_USAGE, steps)) <= _UNKNOWN
+
+
+def _usage_column(result: ScoreResult, runs: Sequence[Run] | None) -> pa.Array:
+    """Each run's ``usage`` object as JSON text."""
+    if runs is not None and _unrecorded_usage(runs):
+        steps = colon_values([len(run.steps) for run in runs])
+        return pc.binary_join_element_wise(
+            _piece(b'{"steps"'),
+            steps,
+            _piece(b',"tokens":null,"cost":null,"latency_ms":null}'),
+            _piece(b""),
+        )
+    return _texts([orjson.dumps(dict(result.usage(i))) for i in range(len(result))])
+
+
+def _explanations(result: ScoreResult, defects: Counter[str]) -> tuple[pa.Array, pa.Array]:
+    """Each run's defects and alignment as JSON text; the kinds of the defects are counted
+    into ``defects``."""
+    dumps, empty = orjson.dumps, b"[]"
+    n = len(result)
+    defect_texts: list[bytes] = [empty] * n
     if result.defects_of is not None and result.alignments_json is not None:
-        return result.defects_of, result.alignments_json()
-    return (lambda run: result.details(run)[0]), None
+        defects_of = result.defects_of
+        for i in range(n):
+            found = defects_of(i)
+            if found:
+                defects.update(d.kind for d in found)
+                defect_texts[i] = dumps([d.to_dict() for d in found])
+        return _texts(defect_texts), _texts(result.alignments_json())
+    alignment_texts: list[bytes] = []
+    for i in range(n):
+        found, alignment = result.details(i)
+        if found:
+            defects.update(d.kind for d in found)
+            defect_texts[i] = dumps([d.to_dict() for d in found])
+        alignment_texts.append(dumps(alignment))
+    return _texts(defect_texts), _texts(alignment_texts)
 
 
 def write_records(
     result: ScoreResult, defects: Counter[str], runs: Sequence[Run] | None = None
 ) -> bytes:
     """The JSONL records of ``result`` (each line ending in a newline); the kinds of the
-    defects written are counted into ``defects``. With the scored ``runs``, the usage of a
-    run that records none is written without asking ``result.usage``."""
-    names = list(result.metrics)
-    columns = [json_column(result.metrics[n], result.kinds[n]) for n in names]
+    defects written are counted into ``defects``. With the scored ``runs``, the usage of
+    runs that record none is written without asking ``result.usage``."""
+    if not len(result):
+        return b""
+    dumps = orjson.dumps
     references = [None if i < 0 else i for i in result.reference_index.tolist()]
-    dumps, usage, fragment = orjson.dumps, result.usage, orjson.Fragment
-    defects_of, alignments = _parts(result)
-    lines: list[bytes] = []
-    append = lines.append
-    for i, (case_id, run_id, trial, group, reference, values) in enumerate(
-        zip(
-            result.case_ids,
-            result.run_ids,
-            result.trials,
-            result.groups,
-            references,
-            zip(*columns, strict=True) if columns else [()] * len(result),
-            strict=True,
-        )
-    ):
-        run_defects = defects_of(i)
-        defects.update(d.kind for d in run_defects)
-        alignment = fragment(alignments[i]) if alignments is not None else result.details(i)[1]
-        append(
-            dumps(
-                {
-                    "schema_version": 1,
-                    "case_id": case_id,
-                    "run_id": run_id,
-                    "trial": trial,
-                    "group": group,
-                    "reference_index": reference,
-                    "metrics": dict(zip(names, values, strict=True)),
-                    "defects": [d.to_dict() for d in run_defects],
-                    "alignment": alignment,
-                    "usage": (runs is not None and _no_usage(runs[i])) or dict(usage(i)),
-                }
-            )
-        )
-    append(b"")
-    return b"\n".join(lines)
+    defect_texts, alignment_texts = _explanations(result, defects)
+    pieces: list[pa.Array | pa.Scalar] = [
+        _piece(b'{"schema_version":1,"case_id":'),
+        _texts(list(map(dumps, result.case_ids))),
+        _piece(b',"run_id":'),
+        _texts(list(map(dumps, result.run_ids))),
+        _piece(b',"trial"'),
+        colon_values(result.trials),
+        _piece(b',"group":'),
+        _texts(list(map(dumps, result.groups))),
+        _piece(b',"reference_index"'),
+        colon_values(references),
+        _piece(b',"metrics":{'),
+    ]
+    for k, (name, values) in enumerate(result.metrics.items()):
+        pieces.append(_piece((b"," if k else b"") + dumps(name)))
+        pieces.append(colon_values(json_column(values, result.kinds[name])))
+    pieces += [
+        _piece(b'},"defects":'),
+        defect_texts,
+        _piece(b',"alignment":'),
+        alignment_texts,
+        _piece(b',"usage":'),
+        _usage_column(result, runs),
+        _piece(b"}\n"),
+        _piece(b""),  # the separator
+    ]
+    lines = pc.binary_join_element_wise(*pieces)
+    bounds = np.frombuffer(lines.buffers()[1], np.int64)
+    first, last = int(bounds[lines.offset]), int(bounds[lines.offset + len(lines)])
+    text: bytes = lines.buffers()[2].slice(first, last - first).to_pybytes()
+    return text

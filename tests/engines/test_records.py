@@ -1,0 +1,130 @@
+"""The column-wise record writer gives, byte for byte, ``orjson.dumps(result[i].to_dict())``
+per line: on random runs with awkward ids, groups, usage, budgets, gold evidence, answers
+and defects, and on results without the column-wise explanations."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections import Counter
+
+import numpy as np
+import orjson
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from pathgrade import Case, Run, ScoringConfig, Step, score
+from pathgrade.core.results import ScoreResult
+from pathgrade.engines.records import colon_values, json_column, write_records
+
+TEXT = st.sampled_from(["c", "a,b", 'q"uote', "back\\slash", "tab\there", "\x00", "é", "🙂"])
+step_st = st.builds(
+    lambda tool, arg, tokens, failed: Step(
+        tool=tool,
+        arguments={"id": arg},
+        tokens=tokens,
+        error="boom" if failed else None,
+    ),
+    st.sampled_from(["lookup", "refund", "search", "notify"]),
+    TEXT,
+    st.one_of(st.none(), st.none(), st.integers(0, 50)),
+    st.integers(0, 9).map(lambda n: n == 0),
+)
+path_st = st.lists(step_st, max_size=6)
+
+
+def _expected(result: ScoreResult) -> bytes:
+    return b"".join(orjson.dumps(result[i].to_dict()) + b"\n" for i in range(len(result)))
+
+
+def _written(result: ScoreResult, runs: list[Run] | None) -> tuple[bytes, Counter[str]]:
+    counted: Counter[str] = Counter()
+    return write_records(result, counted, runs), counted
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(
+        st.tuples(path_st, path_st, TEXT, st.one_of(st.none(), TEXT), st.booleans()),
+        min_size=1,
+        max_size=6,
+    ),
+    st.booleans(),
+)
+def test_records_equal_orjson_of_each_run(
+    items: list[tuple[list[Step], list[Step], str, str | None, bool]], with_runs: bool
+) -> None:
+    cases, runs = [], []
+    for k, (reference, agent, ident, group, success) in enumerate(items):
+        case_id = f"{ident}{k}"
+        cases.append(
+            Case(
+                case_id=case_id,
+                reference=tuple(reference),
+                group=group,
+                budget={"steps": 3} if k % 2 else None,
+                gold_evidence=("d1", "d2") if k % 3 == 0 else None,
+            )
+        )
+        runs.append(
+            Run(
+                case_id=case_id,
+                run_id=None if k == 1 else f"r,{ident}",
+                trial=k,
+                steps=tuple(agent),
+                success=success if k % 2 else None,
+                retrieved=("d2", "d9", "d1") if k % 3 == 0 else (),
+                usage={"cost": 0.5} if k == 2 else None,
+            )
+        )
+    result = score(cases, runs)
+    written, counted = _written(result, runs if with_runs else None)
+    assert written == _expected(result)
+    kinds = Counter(d.kind for i in range(len(result)) for d in result.details(i)[0])
+    assert counted == kinds
+
+
+def test_records_without_column_wise_explanations() -> None:
+    cases = [Case(case_id="c", reference=("a", "b"))]
+    runs = [Run(case_id="c", steps=("b", "a", "a")), Run(case_id="c", steps=())]
+    result = score(cases, runs)
+    plain = dataclasses.replace(result, defects_of=None, alignments_json=None)
+    written, counted = _written(plain, runs)
+    assert written == _expected(result)
+    assert counted["wasted_step"] == 1 and counted["missing_step"] == 2
+
+
+def test_no_runs_no_bytes() -> None:
+    result = score([Case(case_id="c", reference=("a",))], [])
+    assert _written(result, [])[0] == b""
+
+
+def test_one_run_with_usage_makes_every_run_ask_result_usage() -> None:
+    cases = [Case(case_id="c", reference=("a",))]
+    runs = [
+        Run(case_id="c", steps=("a",)),
+        Run(case_id="c", steps=(Step(tool="a", latency_ms=12.5),)),
+    ]
+    result = score(cases, runs, ScoringConfig())
+    written, _ = _written(result, runs)
+    assert written == _expected(result)
+    usage = [orjson.loads(line)["usage"] for line in written.splitlines()]
+    assert usage[0] == {"steps": 1, "tokens": None, "cost": None, "latency_ms": None}
+    assert usage[1]["latency_ms"] == 12.5
+
+
+def test_colon_values_is_orjson_text_after_a_colon() -> None:
+    values = [0.1 + 0.2, 1e-7, 1e16, -0.0, 3, None, True, False, 2**40]
+    column = colon_values(values).to_pylist()
+    assert column == [b":" + orjson.dumps(v) for v in values]
+    assert colon_values([]).to_pylist() == []
+    with pytest.raises(ValueError, match="numbers"):
+        colon_values(["a,b"])
+
+
+@given(st.lists(st.one_of(st.floats(allow_nan=True), st.none()), max_size=30))
+def test_colon_values_of_a_rate_column(values: list[float | None]) -> None:
+    array = np.array([math.nan if v is None else v for v in values], dtype=np.float64)
+    column = json_column(array, "rate")
+    assert colon_values(column).to_pylist() == [b":" + orjson.dumps(v) for v in column]
