@@ -262,23 +262,22 @@ class Diagnoser:
 
     def _path_defects(self, batch: WinnerBatch, row: int, run: int, ref_path: int) -> list[Defect]:
         unused = self._facts[run].unused_required
-        n_agent = int(self._agents.offsets[run + 1] - self._agents.offsets[run])
-        status = batch.agent_status[row, :n_agent]
+        offsets = self._agents.offsets
+        n_agent = int(offsets[run + 1] - offsets[run])
         agent_text = self._texts.texts(self._agents, run)
         ref_text = self._texts.texts(self._refs, ref_path)
         penalties = self._config.penalties
-        out: list[Defect] = []
-        for i in np.flatnonzero(batch.ref_missing[row]).tolist():
-            out.append(
-                Defect(
-                    "missing_step",
-                    penalties.missing,
-                    f"reference step {ref_text[i]} never happened",
-                    reference_step=i,
-                )
+        out = [
+            Defect(
+                "missing_step",
+                penalties.missing,
+                f"reference step {ref_text[i]} never happened",
+                reference_step=i,
             )
-        for j in np.flatnonzero(status).tolist():
-            if status[j] == STEP_WASTED:
+            for i in np.flatnonzero(batch.ref_missing[row]).tolist()
+        ]
+        for j, status in enumerate(batch.agent_status[row, :n_agent].tolist()):
+            if status == STEP_WASTED:
                 out.append(
                     Defect(
                         "wasted_step",
@@ -287,7 +286,7 @@ class Diagnoser:
                         agent_step=j,
                     )
                 )
-            elif status[j] == STEP_UNEXPECTED_WRITE:
+            elif status == STEP_UNEXPECTED_WRITE:
                 out.append(
                     Defect(
                         "unexpected_write",
@@ -321,29 +320,34 @@ class Diagnoser:
         reference: Sequence[Step],
         run: int,
     ) -> Defect:
+        """The first agent step (in agent order) that ran before a reference step it depends
+        on (every earlier reference step in a total order; its ``after`` ids in a partial
+        one), or whose dependency never ran; else a step made before its turn."""
         penalty = self._config.penalties.out_of_order
-        partner = batch.agent_partner[row]
-        n_steps = len(agent_text)
-        position = {int(partner[j]): j for j in range(n_steps) if partner[j] >= 0}
-        if self._cases[run].order == "partial":
+        partner: list[int] = batch.agent_partner[row, : len(agent_text)].tolist()
+        # The agent step each reference step was paired with (-1: none).
+        made_at = [-1] * len(reference)
+        for j, i in enumerate(partner):
+            if i >= 0:
+                made_at[i] = j
+        partial = self._cases[run].order == "partial"
+        preds: list[list[int]] = []
+        if partial:
             ids = {s.id: k for k, s in enumerate(reference) if s.id is not None}
             preds = [[ids[d] for d in s.after] for s in reference]
-        else:
-            preds = [list(range(i)) for i in range(len(reference))]
-        for j in range(n_steps):
-            i = int(partner[j])
+        for j, i in enumerate(partner):
             if i < 0:
                 continue
-            for p in preds[i]:
-                if p not in position:
+            for p in preds[i] if partial else range(i):
+                if made_at[p] < 0:
                     detail = (
                         f"{agent_text[j]} ran but {ref_text[p]}, which it depends on, never did"
                     )
                     return Defect("out_of_order", penalty, detail, j, i)
-                if position[p] > j:
+                if made_at[p] > j:
                     detail = f"{agent_text[j]} ran before {ref_text[p]}, which it depends on"
                     return Defect("out_of_order", penalty, detail, j, i)
-        for j in map(int, np.flatnonzero(batch.premature[row])):
+        for j in np.flatnonzero(batch.premature[row]).tolist():
             detail = f"{agent_text[j]} ran before its turn and was made again later"
             return Defect("out_of_order", penalty, detail, j)
         return Defect("out_of_order", penalty, "the reference order was not followed")
