@@ -80,6 +80,7 @@ def _piece(text: bytes) -> pa.Scalar:
 _STEP_USAGE = attrgetter("tokens", "cost", "latency_ms")
 _UNKNOWN = frozenset({(None, None, None)})
 _RUN_USAGE = attrgetter("usage")
+_RUN_STEPS = attrgetter("steps")
 
 
 def _unrecorded_usage(runs: Sequence[Run]) -> bool:
@@ -87,8 +88,10 @@ def _unrecorded_usage(runs: Sequence[Run]) -> bool:
     latency): checked for all the runs at once."""
     if any(map(_RUN_USAGE, runs)):
         return False
-    steps = chain.from_iterable(map(attrgetter("steps"), runs))
-    return set(map(_STEP_USAGE, steps)) <= _UNKNOWN
+    steps = list(chain.from_iterable(map(_RUN_STEPS, runs)))
+    # Pooled steps recur: each distinct object is read once.
+    distinct = dict(zip(map(id, steps), steps, strict=True)).values()
+    return set(map(_STEP_USAGE, distinct)) <= _UNKNOWN
 
 
 def _usage_column(result: ScoreResult, runs: Sequence[Run] | None) -> pa.Array:
