@@ -7,6 +7,7 @@ batches cost no per-run objects; :class:`RunResult` objects are built on demand.
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -149,6 +150,9 @@ class ScoreResult:
     #: column-wise without an object per aligned step.
     defects_of: Callable[[int], tuple[Defect, ...]] | None = None
     alignments_json: Callable[[], list[bytes]] | None = None
+    #: Every run's defects list as JSON text (what orjson writes for the ``to_dict`` of
+    #: ``details(r)[0]``), and the count of each defect kind.
+    defects_json: Callable[[], tuple[list[bytes], Counter[str]]] | None = None
 
     def __len__(self) -> int:
         return len(self.case_ids)

@@ -113,6 +113,10 @@ def _explanations(result: ScoreResult, defects: Counter[str]) -> tuple[pa.Array,
     dumps, empty = orjson.dumps, b"[]"
     n = len(result)
     defect_texts: list[bytes] = [empty] * n
+    if result.defects_json is not None and result.alignments_json is not None:
+        texts, kinds = result.defects_json()
+        defects.update(kinds)
+        return _texts(texts), _texts(result.alignments_json())
     if result.defects_of is not None and result.alignments_json is not None:
         defects_of = result.defects_of
         for i in range(n):

@@ -2,85 +2,37 @@
 
 from __future__ import annotations
 
-import math
+from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
+import orjson
 
 from pathgrade.core.config import ScoringConfig
 from pathgrade.core.results import AlignedStep, Defect
-from pathgrade.core.types import Case, Run, Step, format_step
+from pathgrade.core.types import Case, Run, Step
 from pathgrade.metrics.trajectory.alignment_text import (
     CallTexts,
     Ops,
     aligned_json_column,
     aligned_steps,
 )
-from pathgrade.metrics.trajectory.encode import EncodedPaths
-from pathgrade.metrics.trajectory.pairs import (
-    STEP_UNEXPECTED_WRITE,
-    STEP_WASTED,
-    PairScores,
+from pathgrade.metrics.trajectory.defects_text import (
+    KIND_NAMES,
+    MADE,
+    MISSING,
+    UNEXPECTED,
+    WASTED,
+    defects_json_column,
+    order_defect,
+    run_defects,
 )
+from pathgrade.metrics.trajectory.encode import EncodedPaths
+from pathgrade.metrics.trajectory.pairs import STEP_UNEXPECTED_WRITE, STEP_WASTED
+from pathgrade.metrics.trajectory.winners import CLEAN_RUN, RunFacts, WinnerBatch
 
 IntArray = npt.NDArray[np.int64]
-
-
-@dataclass(frozen=True)
-class RunFacts:
-    """Reference-independent facts about one run."""
-
-    budget_violations: list[tuple[str, float, float]]
-    forbidden: list[tuple[int, str]]
-    recovery_rate: float
-    unrecovered: list[int]
-    required_coverage: float
-    unused_required: list[str]
-    fixed_penalty: float
-
-
-#: The facts of a run with no budget, no errors, no required or forbidden tools.
-CLEAN_RUN = RunFacts([], [], math.nan, [], math.nan, [], 0.0)
-
-
-@dataclass(frozen=True)
-class WinnerBatch:
-    """The winning pair of each run of a batch, sliced out of :class:`PairScores`."""
-
-    runs: IntArray
-    ref_paths: IntArray
-    ops: IntArray
-    ref_pos: IntArray
-    agent_pos: IntArray
-    full_op: npt.NDArray[np.bool_]
-    n_ops: IntArray
-    agent_status: IntArray
-    ref_missing: npt.NDArray[np.bool_]
-    agent_partner: IntArray
-    out_of_order: npt.NDArray[np.bool_]
-    premature: npt.NDArray[np.bool_]
-
-    @classmethod
-    def take(
-        cls, runs: IntArray, ref_paths: IntArray, scores: PairScores, rows: IntArray
-    ) -> WinnerBatch:
-        a = scores.alignment
-        return cls(
-            runs=runs,
-            ref_paths=ref_paths,
-            ops=a.ops[rows],
-            ref_pos=a.ref_pos[rows],
-            agent_pos=a.agent_pos[rows],
-            full_op=a.full_op[rows],
-            n_ops=a.n_ops[rows],
-            agent_status=scores.agent_status[rows],
-            ref_missing=scores.ref_missing[rows],
-            agent_partner=scores.agent_partner[rows],
-            out_of_order=scores.out_of_order[rows],
-            premature=scores.premature[rows],
-        )
 
 
 class Diagnoser:
@@ -154,14 +106,82 @@ class Diagnoser:
     def defects(self, run: int) -> tuple[Defect, ...]:
         """The defects of one run (the first half of :meth:`details`)."""
         defects = self._run_defects(run)
-        batch_index = int(self._where_batch[run])
-        if batch_index < 0:
+        found = self._winner(run)
+        if found is None:
             return tuple(defects)
-        row = int(self._where_row[run])
+        batch, row, ref_path = found
+        batch_index = int(self._where_batch[run])
         if not (self._flagged[batch_index][row] or self._facts[run].unused_required):
             return tuple(defects)
-        batch = self._batches[batch_index]
-        return tuple(self._path_defects(batch, row, run, int(batch.ref_paths[row])) + defects)
+        agent_text = self._texts.texts(self._agents, run)
+        ref_text = self._texts.texts(self._refs, ref_path)
+        path = self._step_defects(batch, row, agent_text, ref_text)
+        path += self._other_path_defects(batch, row, run, agent_text, ref_text)
+        return tuple(path + defects)
+
+    def defects_json(self) -> tuple[list[bytes], Counter[str]]:
+        """The JSON text of every run's defects (the bytes ``orjson.dumps`` writes for
+        ``[d.to_dict() for d in defects(run)]``) and the count of each kind. Step defects
+        are built column-wise over all the winners; a run's other defects are made as
+        objects (see :mod:`~pathgrade.metrics.trajectory.defects_text`)."""
+        agents, refs = self._agents, self._refs
+        kinds: Counter[str] = Counter()
+        columns: list[tuple[IntArray, IntArray, IntArray, IntArray]] = []
+        for batch in self._batches:
+            rows, cols = np.nonzero(batch.ref_missing)
+            calls = refs.calls[refs.offsets[batch.ref_paths[rows]] + cols]
+            columns.append((batch.runs[rows], np.full(rows.size, MISSING), cols, calls))
+            lengths = np.diff(agents.offsets)[batch.runs]
+            counted = np.arange(batch.agent_status.shape[1]) < lengths[:, None]
+            wasted = (batch.agent_status == STEP_WASTED) & counted
+            unexpected = (batch.agent_status == STEP_UNEXPECTED_WRITE) & counted
+            rows, cols = np.nonzero(wasted | unexpected)
+            at = batch.runs[rows]
+            step_kind = np.where(wasted[rows, cols], WASTED, UNEXPECTED)
+            columns.append((at, step_kind, cols, agents.calls[agents.offsets[at] + cols]))
+        made_runs: list[int] = []
+        made_texts: list[bytes] = []
+        for run in self._runs_with_other_defects():
+            found = self._run_defects(run)
+            winner = self._winner(run)
+            if winner is not None:
+                found = self._other_path_defects(winner[0], winner[1], run) + found
+            if found:
+                kinds.update(d.kind for d in found)
+                made_runs.append(run)
+                made_texts.append(orjson.dumps([d.to_dict() for d in found])[1:-1])
+        made = np.array(made_runs, np.int64)
+        columns.append((made, np.full(made.size, MADE), np.zeros_like(made), np.arange(made.size)))
+        entry_run, entry_kind, entry_pos, entry_code = (
+            np.concatenate(c) for c in zip(*columns, strict=True)
+        )
+        step = entry_kind != MADE
+        for code, name in enumerate(KIND_NAMES):
+            kinds[name] += int(np.count_nonzero(entry_kind == code))
+        kinds += Counter()  # drop the kinds counted zero times
+        # Each distinct call's JSON text once; step entries index those texts.
+        distinct, rank = np.unique(entry_code[step], return_inverse=True)
+        entry_text = entry_code.copy()
+        entry_text[step] = rank
+        call_texts = list(map(self._texts.json_of, distinct.tolist()))
+        texts = defects_json_column(
+            len(self._runs),
+            entry_run,
+            entry_kind,
+            entry_pos,
+            entry_text,
+            call_texts,
+            made_texts,
+            self._config.penalties,
+        )
+        return texts, kinds
+
+    def _runs_with_other_defects(self) -> list[int]:
+        """The runs that may have a defect other than a step defect, in order."""
+        candidates = {r for r, f in enumerate(self._facts) if f is not CLEAN_RUN}
+        for batch in self._batches:
+            candidates.update(batch.runs[batch.out_of_order].tolist())
+        return sorted(candidates)
 
     def alignments_json(self) -> list[bytes]:
         """The JSON text of every run's alignment: the bytes ``orjson.dumps`` writes for
@@ -229,43 +249,16 @@ class Diagnoser:
         facts = self._facts[run]
         if not (facts.budget_violations or facts.forbidden or facts.unrecovered):
             return []
-        penalties = self._config.penalties
-        out: list[Defect] = []
-        if facts.budget_violations:
-            text = "; ".join(
-                f"{name} {value:g} > budget {limit:g}"
-                for name, value, limit in facts.budget_violations
-            )
-            out.append(
-                Defect(
-                    "over_budget",
-                    penalties.over_budget,
-                    text,
-                    extra={"budgets": [v[0] for v in facts.budget_violations]},
-                )
-            )
-        for index, reason in facts.forbidden:
-            out.append(Defect("forbidden_action", penalties.forbidden_action, reason, index))
         steps = self._runs[run].steps
-        for index in facts.unrecovered:
-            failed, after = steps[index], steps[index + 1]
-            out.append(
-                Defect(
-                    "unrecovered_error",
-                    penalties.unrecovered_error,
-                    f"{format_step(failed)} failed and the agent went on with"
-                    f" {format_step(after)} (no retry, fallback or stop)",
-                    index,
-                )
-            )
-        return out
+        penalties = self._config.penalties
+        return run_defects(
+            facts.budget_violations, facts.forbidden, facts.unrecovered, steps, penalties
+        )
 
-    def _path_defects(self, batch: WinnerBatch, row: int, run: int, ref_path: int) -> list[Defect]:
-        unused = self._facts[run].unused_required
-        offsets = self._agents.offsets
-        n_agent = int(offsets[run + 1] - offsets[run])
-        agent_text = self._texts.texts(self._agents, run)
-        ref_text = self._texts.texts(self._refs, ref_path)
+    def _step_defects(
+        self, batch: WinnerBatch, row: int, agent_text: list[str], ref_text: list[str]
+    ) -> list[Defect]:
+        """Missing reference steps, then wasted and unexpected agent steps."""
         penalties = self._config.penalties
         out = [
             Defect(
@@ -276,7 +269,7 @@ class Diagnoser:
             )
             for i in np.flatnonzero(batch.ref_missing[row]).tolist()
         ]
-        for j, status in enumerate(batch.agent_status[row, :n_agent].tolist()):
+        for j, status in enumerate(batch.agent_status[row, : len(agent_text)].tolist()):
             if status == STEP_WASTED:
                 out.append(
                     Defect(
@@ -295,62 +288,45 @@ class Diagnoser:
                         agent_step=j,
                     )
                 )
-        if batch.out_of_order[row]:
-            out.append(
-                self._order_defect(batch, row, agent_text, ref_text, self._ref_paths[ref_path], run)
-            )
-        tools = {s.tool for s in self._ref_paths[ref_path]} if unused else set()
-        for tool in unused:
-            if tool not in tools:
-                out.append(
-                    Defect(
-                        "missing_required_tool",
-                        penalties.missing_required_tool,
-                        f"required tool {tool!r} was never called",
-                    )
-                )
         return out
 
-    def _order_defect(
+    def _other_path_defects(
         self,
         batch: WinnerBatch,
         row: int,
-        agent_text: Sequence[str],
-        ref_text: Sequence[str],
-        reference: Sequence[Step],
         run: int,
-    ) -> Defect:
-        """The first agent step (in agent order) that ran before a reference step it depends
-        on (every earlier reference step in a total order; its ``after`` ids in a partial
-        one), or whose dependency never ran; else a step made before its turn."""
-        penalty = self._config.penalties.out_of_order
-        partner: list[int] = batch.agent_partner[row, : len(agent_text)].tolist()
-        # The agent step each reference step was paired with (-1: none).
-        made_at = [-1] * len(reference)
-        for j, i in enumerate(partner):
-            if i >= 0:
-                made_at[i] = j
-        partial = self._cases[run].order == "partial"
-        preds: list[list[int]] = []
-        if partial:
-            ids = {s.id: k for k, s in enumerate(reference) if s.id is not None}
-            preds = [[ids[d] for d in s.after] for s in reference]
-        for j, i in enumerate(partner):
-            if i < 0:
-                continue
-            for p in preds[i] if partial else range(i):
-                if made_at[p] < 0:
-                    detail = (
-                        f"{agent_text[j]} ran but {ref_text[p]}, which it depends on, never did"
-                    )
-                    return Defect("out_of_order", penalty, detail, j, i)
-                if made_at[p] > j:
-                    detail = f"{agent_text[j]} ran before {ref_text[p]}, which it depends on"
-                    return Defect("out_of_order", penalty, detail, j, i)
-        for j in np.flatnonzero(batch.premature[row]).tolist():
-            detail = f"{agent_text[j]} ran before its turn and was made again later"
-            return Defect("out_of_order", penalty, detail, j)
-        return Defect("out_of_order", penalty, "the reference order was not followed")
+        agent_text: list[str] | None = None,
+        ref_text: list[str] | None = None,
+    ) -> list[Defect]:
+        """The order defect, then the required tools never called (that the reference does
+        not already count as missing steps)."""
+        ref_path = int(batch.ref_paths[row])
+        out: list[Defect] = []
+        if batch.out_of_order[row]:
+            if agent_text is None or ref_text is None:
+                agent_text = self._texts.texts(self._agents, run)
+                ref_text = self._texts.texts(self._refs, ref_path)
+            out.append(
+                order_defect(
+                    batch.agent_partner[row, : len(agent_text)].tolist(),
+                    np.flatnonzero(batch.premature[row]).tolist(),
+                    agent_text,
+                    ref_text,
+                    self._ref_paths[ref_path],
+                    self._cases[run].order == "partial",
+                    self._config.penalties.out_of_order,
+                )
+            )
+        unused = self._facts[run].unused_required
+        if unused:
+            tools = {s.tool for s in self._ref_paths[ref_path]}
+            penalty = self._config.penalties.missing_required_tool
+            out.extend(
+                Defect("missing_required_tool", penalty, f"required tool {t!r} was never called")
+                for t in unused
+                if t not in tools
+            )
+        return out
 
 
 def _ops(batch: WinnerBatch, row: int) -> Ops:

@@ -30,11 +30,12 @@ from pathgrade.core.run_columns import RunColumns
 from pathgrade.core.types import Case, Run
 from pathgrade.metrics.trajectory import runlevel
 from pathgrade.metrics.trajectory.arguments import MatcherSet, ValueMatcher
-from pathgrade.metrics.trajectory.diagnosis import CLEAN_RUN, Diagnoser, RunFacts, WinnerBatch
+from pathgrade.metrics.trajectory.diagnosis import Diagnoser
 from pathgrade.metrics.trajectory.encode import StepEncoder, build_pair_batch
 from pathgrade.metrics.trajectory.order import Predecessors
 from pathgrade.metrics.trajectory.pairs import ORDER_NONE, ORDER_PARTIAL, ORDER_TOTAL
 from pathgrade.metrics.trajectory.parallel import score_pairs_with_groups
+from pathgrade.metrics.trajectory.winners import CLEAN_RUN, RunFacts, WinnerBatch
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -236,6 +237,7 @@ def score_trajectories(
         details=diagnoser.details,
         defects_of=diagnoser.defects,
         alignments_json=diagnoser.alignments_json,
+        defects_json=diagnoser.defects_json,
         usage=lambda i: runlevel.usage_totals(runs[i]).as_dict(),
     )
 

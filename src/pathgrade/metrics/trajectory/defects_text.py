@@ -1,0 +1,192 @@
+"""Every run's defects list as the JSON text a record holds, built column-wise.
+
+Most defects are step defects: a reference step that never happened (``missing_step``), an
+agent step that repeats an earlier call (``wasted_step``) or writes where no reference step
+asked for it (``unexpected_write``). Their JSON objects differ only in the penalty, the
+call's text and a position, so they are assembled from small tables by Arrow's string
+kernels, with no Python object per defect. The rarer defects of a run (the order defect,
+missing required tools, budget, forbidden and unrecovered-error defects) come as JSON text
+made by the caller (``orjson.dumps`` of their dicts) and are placed after its step defects,
+in the order ``Diagnoser.defects`` gives.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from itertools import pairwise
+
+import numpy as np
+import numpy.typing as npt
+import orjson
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from pathgrade.core.config import Penalties
+from pathgrade.core.results import Defect
+from pathgrade.core.types import Step, format_step
+
+IntArray = npt.NDArray[np.int64]
+
+#: Entry kinds, in a run's list order after the position.
+MISSING, WASTED, UNEXPECTED, MADE = 0, 1, 2, 3
+
+KIND_NAMES = ("missing_step", "wasted_step", "unexpected_write")
+
+
+def _table(values: list[bytes]) -> pa.Array:
+    return pa.array(values, pa.large_binary())
+
+
+def _text(value: bytes) -> pa.Scalar:
+    return pa.scalar(value, pa.large_binary())
+
+
+def _heads(penalties: Penalties) -> pa.Array:
+    """The text before the call's text, per kind (``MADE``: nothing)."""
+    missing = orjson.dumps(penalties.missing)
+    wasted = orjson.dumps(penalties.wasted)
+    unexpected = orjson.dumps(penalties.unexpected_write)
+    return _table(
+        [
+            b'{"kind":"missing_step","penalty":%s,"detail":"reference step ' % missing,
+            b'{"kind":"wasted_step","penalty":%s,"detail":"' % wasted,
+            b'{"kind":"unexpected_write","penalty":%s,"detail":"' % unexpected,
+            b"",
+        ]
+    )
+
+
+_MIDDLES = _table(
+    [
+        b' never happened","reference_step":',
+        b' repeats an earlier call","agent_step":',
+        b' is a write no reference step asked for","agent_step":',
+        b"",
+    ]
+)
+_CLOSE = _table([b"}", b"}", b"}", b""])
+
+
+def defects_json_column(
+    n_runs: int,
+    entry_run: IntArray,
+    entry_kind: IntArray,
+    entry_pos: IntArray,
+    entry_text: IntArray,
+    call_texts: list[bytes],
+    made_texts: list[bytes],
+    penalties: Penalties,
+) -> list[bytes]:
+    """The JSON text of each of ``n_runs`` runs' defects list (``[]`` for a run without).
+
+    Entry ``e`` belongs to run ``entry_run[e]``; a step defect (``entry_kind`` ``MISSING``,
+    ``WASTED`` or ``UNEXPECTED``) is at reference or agent position ``entry_pos[e]`` and
+    names the call whose text is the JSON string ``call_texts[entry_text[e]]``; a ``MADE``
+    entry is ``made_texts[entry_text[e]]`` (one or more JSON objects, comma-separated).
+    A run's entries are written in the order ``(kind != MADE, missing before the others,
+    position)``: missing steps by reference position, then wasted and unexpected steps by
+    agent position, then its ``MADE`` entry.
+    """
+    if not entry_run.size:
+        return [b"[]"] * n_runs
+    made = entry_kind == MADE
+    section = np.where(made, 2, np.where(entry_kind == MISSING, 0, 1))
+    order = np.lexsort((entry_pos, section, entry_run))
+    run, kind = entry_run[order], entry_kind[order]
+    pos, text = entry_pos[order], entry_text[order]
+    made = made[order]
+    # A call's text goes between the quotes of "detail": its JSON string without them.
+    strings = _table([t[1:-1] for t in call_texts] + made_texts)
+    text = np.where(made, text + len(call_texts), text)
+    top = int(pos.max(initial=0)) + 1
+    digits = _table([b"%d" % k for k in range(top)] + [b""])
+    entries = pc.binary_join_element_wise(
+        _heads(penalties).take(pa.array(kind)),
+        strings.take(pa.array(text)),
+        _MIDDLES.take(pa.array(kind)),
+        digits.take(pa.array(np.where(made, top, pos))),
+        _CLOSE.take(pa.array(kind)),
+        _text(b""),
+    )
+    counts = np.bincount(run, minlength=n_runs)
+    offsets = np.zeros(n_runs + 1, np.int32)
+    np.cumsum(counts, out=offsets[1:])
+    joined = pc.binary_join(pa.ListArray.from_arrays(pa.array(offsets), entries), _text(b","))
+    data = joined.buffers()[2].to_pybytes() if len(joined) else b""
+    bounds = np.frombuffer(joined.buffers()[1], np.int64)[
+        joined.offset : joined.offset + n_runs + 1
+    ].tolist()
+    return [b"[" + data[a:b] + b"]" for a, b in pairwise(bounds)]
+
+
+def order_defect(
+    partner: list[int],
+    premature: list[int],
+    agent_text: Sequence[str],
+    ref_text: Sequence[str],
+    reference: Sequence[Step],
+    partial: bool,
+    penalty: float,
+) -> Defect:
+    """The ``out_of_order`` defect of a run whose winning pair is out of order.
+
+    It names the first agent step (in agent order) that ran before a reference step it
+    depends on (every earlier reference step in a total order, the steps its ``after`` ids
+    name in a partial one) or whose dependency never ran; failing that, the first step made
+    before its turn and again later (``premature`` agent positions). ``partner[j]`` is the
+    reference position agent step ``j`` was paired with (-1: none).
+    """
+    made_at = [-1] * len(reference)  # the agent step each reference step was paired with
+    for j, i in enumerate(partner):
+        if i >= 0:
+            made_at[i] = j
+    preds: list[list[int]] = []
+    if partial:
+        ids = {s.id: k for k, s in enumerate(reference) if s.id is not None}
+        preds = [[ids[d] for d in s.after] for s in reference]
+    for j, i in enumerate(partner):
+        if i < 0:
+            continue
+        for p in preds[i] if partial else range(i):
+            if made_at[p] < 0:
+                detail = f"{agent_text[j]} ran but {ref_text[p]}, which it depends on, never did"
+                return Defect("out_of_order", penalty, detail, j, i)
+            if made_at[p] > j:
+                detail = f"{agent_text[j]} ran before {ref_text[p]}, which it depends on"
+                return Defect("out_of_order", penalty, detail, j, i)
+    for j in premature:
+        detail = f"{agent_text[j]} ran before its turn and was made again later"
+        return Defect("out_of_order", penalty, detail, j)
+    return Defect("out_of_order", penalty, "the reference order was not followed")
+
+
+def run_defects(
+    budget_violations: Sequence[tuple[str, float, float]],
+    forbidden: Sequence[tuple[int, str]],
+    unrecovered: Sequence[int],
+    steps: Sequence[Step],
+    penalties: Penalties,
+) -> list[Defect]:
+    """A run's defects that no reference path decides: over budget, forbidden actions and
+    errors the agent went on from (``unrecovered`` step positions), in that order."""
+    out: list[Defect] = []
+    if budget_violations:
+        text = "; ".join(
+            f"{name} {value:g} > budget {limit:g}" for name, value, limit in budget_violations
+        )
+        budgets = [v[0] for v in budget_violations]
+        out.append(Defect("over_budget", penalties.over_budget, text, extra={"budgets": budgets}))
+    for index, reason in forbidden:
+        out.append(Defect("forbidden_action", penalties.forbidden_action, reason, index))
+    for index in unrecovered:
+        failed, after = steps[index], steps[index + 1]
+        out.append(
+            Defect(
+                "unrecovered_error",
+                penalties.unrecovered_error,
+                f"{format_step(failed)} failed and the agent went on with"
+                f" {format_step(after)} (no retry, fallback or stop)",
+                index,
+            )
+        )
+    return out
