@@ -23,7 +23,7 @@ from pathgrade.engines.work import (
     PartitionOutput,
     ScoreTask,
     cached_case_index,
-    release_step_pools,
+    release_job_state,
 )
 from pathgrade.io.partitions import plan_partitions
 from pathgrade.stats.partial import SummaryPartial
@@ -100,7 +100,7 @@ def evaluate_files(
                 sink(output.records)
             partial.absorb(output.partial)
     finally:
-        release_step_pools()  # tasks scored in this process leave no pooled steps behind
+        release_job_state()  # tasks scored in this process leave no steps or stores behind
     if partial.runs == 0 and not partial.skipped:
         raise InputError("no runs to score", file=str(runs_path))
     summary = partial.finalize(n_cases)

@@ -25,6 +25,7 @@ from pathgrade.engines.extras import abstention_inputs, retrieval_parts
 from pathgrade.engines.heap import keep_freed_memory
 from pathgrade.engines.records import write_records
 from pathgrade.evaluate import score
+from pathgrade.io.case_cache import CaseStore
 from pathgrade.io.case_index import CaseIndex, index_cases, known_ids
 from pathgrade.io.cases import check_known_case, parse_record
 from pathgrade.io.partitions import Partition, read_partition
@@ -74,9 +75,26 @@ def cached_case_index(path: str) -> CaseIndex:
     key = (path, os.stat(path).st_mtime)
     index = _CASES.get(key)
     if index is None:
+        release_case_stores()
         _CASES.clear()
         index = _CASES[key] = index_cases(path)
     return index
+
+
+def _with_store(index: CaseIndex) -> CaseIndex:
+    """``index`` with a case store of this process (a worker meets a case again in later
+    partitions: it rebuilds the case from the store instead of validating it again)."""
+    if index.starts is not None and (index.store is None or index.store.pid != os.getpid()):
+        index.store = CaseStore(len(index))
+    return index
+
+
+def release_case_stores() -> None:
+    """Close this process's case stores (their files are deleted on closing)."""
+    for index in _CASES.values():
+        if index.store is not None and index.store.pid == os.getpid():
+            index.store.close()
+        index.store = None
 
 
 def _cached_tools(path: str) -> ToolSet:
@@ -104,9 +122,11 @@ def _worker_pool(*, from_json: bool) -> StepPool:
     return pool
 
 
-def release_step_pools() -> None:
-    """Drop this process's step pools (when a job that scored in this process ends)."""
+def release_job_state() -> None:
+    """Drop this process's step pools and case stores (when a job that scored in this
+    process ends)."""
     _POOLS.clear()
+    release_case_stores()
 
 
 @cache
@@ -132,7 +152,7 @@ def _run_task(task: ScoreTask) -> PartitionOutput:
     partial = SummaryPartial()
     pool = _worker_pool(from_json=task.partition.kind == "jsonl")  # cases are JSON too
     try:
-        index = cached_case_index(task.cases_path)
+        index = _with_store(cached_case_index(task.cases_path))
         known = known_ids(index)
         runs: list[Run] = []
         name = task.partition.path

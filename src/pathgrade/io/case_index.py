@@ -21,6 +21,7 @@ import orjson
 
 from pathgrade.core.errors import InputError
 from pathgrade.core.types import Case
+from pathgrade.io.case_cache import CaseStore
 from pathgrade.io.cases import load_cases, parse_record
 from pathgrade.io.step_pool import StepPool
 
@@ -45,6 +46,8 @@ class CaseIndex:
     capacity: int = 1_000
     cache: OrderedDict[str, Case] = field(default_factory=OrderedDict)
     unanswerable: int = 0
+    #: Validated cases on local disk, rebuilt instead of validated again (see ``CaseStore``).
+    store: CaseStore | None = None
 
     @property
     def case_ids(self) -> Iterable[str]:
@@ -88,6 +91,15 @@ class CaseIndex:
                         stale.append(case_id)
                 for case_id in stale:
                     del self.cache[case_id]
+            store = self.store
+            if store is not None:
+                codes = missing_positions.tolist()
+                flags = store.stored(codes)
+                if any(flags):
+                    for case in store.get([c for c, f in zip(codes, flags, strict=True) if f]):
+                        self.cache[case.case_id] = case
+                    missing_positions = missing_positions[~np.asarray(flags, np.bool_)]
+            codes = missing_positions.tolist()
             starts = self.starts[missing_positions].tolist()
             ends = self.ends[missing_positions].tolist()
             lines = self.lines[missing_positions].tolist()
@@ -107,6 +119,8 @@ class CaseIndex:
                             ) from None
                         case = parse_record(value, Case, file=self.path, line=line, pool=pool)
                         self.cache[case.case_id] = case
+                        if store is not None:
+                            store.put(codes[k], case)
         out = {}
         for case_id in wanted:
             self.cache.move_to_end(case_id)
