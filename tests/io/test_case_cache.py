@@ -47,8 +47,7 @@ CASES = [
 
 def test_a_stored_case_is_rebuilt_as_it_was() -> None:
     store = CaseStore(len(CASES))
-    for code, case in enumerate(CASES):
-        store.put(code, case)
+    store.put(range(len(CASES)), CASES)
     assert store.stored([0, 1, 2, 3]) == [True] * 4
     rebuilt = store.get([1, 0, 3, 2])
     for got, want in zip(rebuilt, [CASES[1], CASES[0], CASES[3], CASES[2]], strict=True):
@@ -63,11 +62,10 @@ def test_a_stored_case_is_rebuilt_as_it_was() -> None:
 
 def test_a_full_store_stops_taking_cases_and_keeps_the_others() -> None:
     store = CaseStore(4, max_steps=2)
-    store.put(0, Case(case_id="w", reference=(A,)))
-    store.put(1, Case(case_id="x", reference=(A, B)))
+    store.put([0, 1], [Case(case_id="w", reference=(A,)), Case(case_id="x", reference=(A, B))])
     assert not store.full
-    store.put(2, Case(case_id="y", reference=(C,)))  # 3 steps in the table: full, not stored
-    store.put(3, Case(case_id="z", reference=(A,)))  # full: not stored
+    store.put([2], [Case(case_id="y", reference=(C,))])  # 3 steps in the table: full
+    store.put([3], [Case(case_id="z", reference=(A,))])  # full: not stored
     assert store.full
     assert store.stored([0, 1, 2, 3]) == [True, True, False, False]
     assert [c.case_id for c in store.get([1, 0])] == ["x", "w"]

@@ -5,12 +5,12 @@ The runs of one case are often far apart in a runs file (a suite run several tim
 trial after another), so a worker meets each case once per trial, each time in another
 partition; it cannot keep every validated case in memory. A :class:`CaseStore` writes each
 case it is given to an anonymous temporary file (deleted by the operating system when the
-file is closed or the process ends) in a compact form: the pickled model state (what
-``pickle`` itself keeps of a pydantic model), with every step replaced by its number in the
-store's step table. Rebuilding a case unpickles that state and restores it with the model's
-own ``__setstate__``, as ``pickle.loads`` does (no validation: it was validated when
-stored). Steps are shared objects (see :class:`~pathgrade.io.step_pool.StepPool`), so the
-table holds few of them when cases share calls.
+file is closed or the process ends) in a compact form: the pickled model state (its field
+values in field order, and which fields were set), with every step replaced by its number
+in the store's step table. Rebuilding a case restores that state with the model's own
+``__setstate__``, as ``pickle.loads`` does (no validation: it was validated when stored).
+Steps are shared objects (see :class:`~pathgrade.io.step_pool.StepPool`), so the table
+holds few of them when cases share calls.
 
 Memory: two numbers per case of the cases file, and the step table. The store stops taking
 new cases once its table holds ``max_steps`` steps (cases whose steps do not recur) or its
@@ -23,15 +23,30 @@ import os
 import pickle
 import tempfile
 from collections.abc import Sequence
-from typing import Any
+from functools import cache
 
 import numpy as np
 
 from pathgrade.core.types import Case, Step
 
-#: The case fields that hold steps: a path of steps, or a tuple of such paths.
-_PATH_FIELDS = ("reference", "forbidden_actions")
-_PATHS_FIELDS = ("references",)
+#: A case's fields, in the order of its state; those that hold steps (a path of steps, or a
+#: tuple of such paths) are stored as step numbers.
+_NAMES = tuple(Case.model_fields)
+_PATH_POSITIONS = tuple(_NAMES.index(n) for n in ("reference", "forbidden_actions"))
+_PATHS_POSITIONS = (_NAMES.index("references"),)
+
+
+@cache
+def _mask(fields_set: frozenset[str]) -> int:
+    """The bit mask of the fields a case was given explicitly."""
+    return sum(1 << k for k, name in enumerate(_NAMES) if name in fields_set)
+
+
+@cache
+def _fields_set(mask: int) -> frozenset[str]:
+    """The names of the fields a case was given explicitly, from their bit mask."""
+    return frozenset(name for k, name in enumerate(_NAMES) if mask >> k & 1)
+
 
 DEFAULT_MAX_STEPS = 1 << 15
 DEFAULT_MAX_BYTES = 1 << 30
@@ -67,61 +82,84 @@ class CaseStore:
         flags: list[bool] = (self._start[np.asarray(codes, np.int64)] >= 0).tolist()
         return flags
 
-    def put(self, code: int, case: Case) -> None:
-        """Store ``case`` (validated) under ``code``, unless the store is full."""
-        if self.full or self._start[code] >= 0:
+    def put(self, codes: Sequence[int], cases: Sequence[Case]) -> None:
+        """Store each of ``cases`` (validated) under its code, while the store is not full
+        (one write for them all)."""
+        blobs: list[bytes] = []
+        kept: list[int] = []
+        for code, case in zip(codes, cases, strict=True):
+            if self.full:
+                break
+            blob = self._blob(case)
+            if blob is None or self._start[code] >= 0:
+                continue
+            if len(self._steps) > self.max_steps or self._end + len(blob) > self.max_bytes:
+                self.full = True  # this case's steps stay in the table: they are few
+                break
+            blobs.append(blob)
+            kept.append(code)
+            self._end += len(blob)
+        if not blobs:
             return
+        data = b"".join(blobs)
+        sizes = np.fromiter(map(len, blobs), np.int64, len(blobs))
+        os.pwrite(self._fd, data, self._end - len(data))
+        self._start[kept] = self._end - len(data) + np.cumsum(sizes) - sizes
+        self._size[kept] = sizes
+
+    def _blob(self, case: Case) -> bytes | None:
+        """The stored form of ``case`` (None: not the state a validated case has)."""
         state = case.__getstate__()
-        fields = dict(state["__dict__"])
-        for name in _PATH_FIELDS:
-            if fields.get(name) is not None:
-                fields[name] = self._numbers(fields[name])
-        for name in _PATHS_FIELDS:
-            if fields.get(name) is not None:
-                fields[name] = tuple(map(self._numbers, fields[name]))
-        blob = pickle.dumps({**state, "__dict__": fields}, protocol=pickle.HIGHEST_PROTOCOL)
-        if len(self._steps) > self.max_steps or self._end + len(blob) > self.max_bytes:
-            self.full = True  # this case's steps stay in the table: they are few
-            return
-        os.pwrite(self._fd, blob, self._end)
-        self._start[code], self._size[code] = self._end, len(blob)
-        self._end += len(blob)
+        fields = state["__dict__"]
+        if tuple(fields) != _NAMES or state["__pydantic_extra__"] or state["__pydantic_private__"]:
+            return None
+        values = list(fields.values())
+        for k in _PATH_POSITIONS:
+            if values[k] is not None:
+                values[k] = self._numbers(values[k])
+        for k in _PATHS_POSITIONS:
+            if values[k] is not None:
+                values[k] = tuple(map(self._numbers, values[k]))
+        mask = _mask(frozenset(case.model_fields_set))
+        return pickle.dumps((values, mask), protocol=pickle.HIGHEST_PROTOCOL)
 
     def get(self, codes: Sequence[int]) -> list[Case]:
         """The stored cases of ``codes`` (each must be stored), rebuilt."""
         out: list[Case] = []
-        steps = self._steps
-        read, fd = os.pread, self._fd
+        step = self._steps.__getitem__
+        read, fd, loads = os.pread, self._fd, pickle.loads
+        where = np.asarray(codes, np.int64)
         for start, size in zip(
-            self._start[np.asarray(codes, np.int64)].tolist(),
-            self._size[np.asarray(codes, np.int64)].tolist(),
-            strict=True,
+            self._start[where].tolist(), self._size[where].tolist(), strict=True
         ):
-            state: dict[str, Any] = pickle.loads(read(fd, size, start))
-            fields = state["__dict__"]
-            for name in _PATH_FIELDS:
-                if fields.get(name) is not None:
-                    fields[name] = tuple(map(steps.__getitem__, fields[name]))
-            for name in _PATHS_FIELDS:
-                if fields.get(name) is not None:
-                    fields[name] = tuple(
-                        tuple(map(steps.__getitem__, path)) for path in fields[name]
-                    )
+            values, mask = loads(read(fd, size, start))
+            for k in _PATH_POSITIONS:
+                if values[k] is not None:
+                    values[k] = tuple(map(step, values[k]))
+            for k in _PATHS_POSITIONS:
+                if values[k] is not None:
+                    values[k] = tuple(tuple(map(step, path)) for path in values[k])
             case = Case.__new__(Case)
-            case.__setstate__(state)
+            case.__setstate__(
+                {
+                    "__dict__": dict(zip(_NAMES, values, strict=True)),
+                    "__pydantic_fields_set__": set(_fields_set(mask)),
+                    "__pydantic_extra__": None,
+                    "__pydantic_private__": None,
+                }
+            )
             out.append(case)
         return out
 
     def close(self) -> None:
         self._file.close()
 
-    def _numbers(self, path: Sequence[Step]) -> tuple[int, ...]:
-        numbers = self._number
-        out = []
+    def _numbers(self, path: Sequence[Step]) -> tuple[int | None, ...]:
+        numbers = tuple(map(self._number.get, map(id, path)))
+        if None not in numbers:
+            return numbers
         for step in path:
-            number = numbers.get(id(step))
-            if number is None:
-                number = numbers[id(step)] = len(self._steps)
+            if id(step) not in self._number:
+                self._number[id(step)] = len(self._steps)
                 self._steps.append(step)
-            out.append(number)
-        return tuple(out)
+        return tuple(map(self._number.__getitem__, map(id, path)))

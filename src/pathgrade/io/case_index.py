@@ -103,6 +103,7 @@ class CaseIndex:
             starts = self.starts[missing_positions].tolist()
             ends = self.ends[missing_positions].tolist()
             lines = self.lines[missing_positions].tolist()
+            validated: list[Case] = []  # in the order of ``codes``
             with Path(self.path).open("rb") as handle:
                 for first, last in _spans(starts, ends):
                     base = starts[first]
@@ -119,8 +120,9 @@ class CaseIndex:
                             ) from None
                         case = parse_record(value, Case, file=self.path, line=line, pool=pool)
                         self.cache[case.case_id] = case
-                        if store is not None:
-                            store.put(codes[k], case)
+                        validated.append(case)
+            if store is not None:
+                store.put(codes, validated)
         out = {}
         for case_id in wanted:
             self.cache.move_to_end(case_id)
