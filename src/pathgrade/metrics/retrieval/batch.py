@@ -62,6 +62,41 @@ class RankedBatch:
     duplicates_removed: int = 0
     not_in_gold: tuple[str, ...] = ()
 
+    @classmethod
+    def from_flat(
+        cls,
+        query_ids: tuple[str, ...],
+        *,
+        hit_pos: IntArray,
+        hit_gain: FloatArray,
+        hit_lens: IntArray,
+        n_ret: IntArray,
+        gold_gains: FloatArray,
+        gold_lens: IntArray,
+        in_run: BoolArray,
+        duplicates_removed: int = 0,
+        not_in_gold: tuple[str, ...] = (),
+    ) -> RankedBatch:
+        """Pad flat per-query arrays into a batch.
+
+        Query ``i`` owns the next ``hit_lens[i]`` entries of ``hit_pos`` (0-based ranks of its
+        retrieved gold documents) and ``hit_gain`` (their gains), and the next ``gold_lens[i]``
+        entries of ``gold_gains`` (every gold gain); the other arrays have one entry a query.
+        """
+        positions, gains = _hits(
+            _padded(hit_pos, hit_lens, NO_RANK), _padded(hit_gain, hit_lens, _NAN)
+        )
+        return cls(
+            query_ids=query_ids,
+            hit_pos=positions,
+            hit_gain=gains,
+            n_ret=n_ret,
+            gold=_sorted_desc(_padded(gold_gains, gold_lens, _NAN)),
+            in_run=in_run,
+            duplicates_removed=duplicates_removed,
+            not_in_gold=not_in_gold,
+        )
+
     @property
     def missing_in_run(self) -> tuple[str, ...]:
         """Queries in the gold that the run does not have (each scores 0 and counts)."""
@@ -249,17 +284,14 @@ def from_rankings(
     gold_gains = _floats(
         chain.from_iterable(qrels[q].values() for q in qids), int(gold_lens.sum()), "qrels gain"
     )
-    pos_flat = np.asarray(positions, dtype=np.int64)
-    hit_pos, hit_gain = _hits(
-        _padded(pos_flat, hit_lens, NO_RANK),
-        _padded(_floats(gains, len(gains), "qrels gain"), hit_lens, _NAN),
-    )
-    return RankedBatch(
-        query_ids=qids,
-        hit_pos=hit_pos,
-        hit_gain=hit_gain,
+    return RankedBatch.from_flat(
+        qids,
+        hit_pos=np.asarray(positions, dtype=np.int64),
+        hit_gain=_floats(gains, len(gains), "qrels gain"),
+        hit_lens=hit_lens,
         n_ret=lens,
-        gold=_sorted_desc(_padded(gold_gains, gold_lens, _NAN)),
+        gold_gains=gold_gains,
+        gold_lens=gold_lens,
         in_run=np.fromiter((q in rankings for q in qids), np.bool_, n),
         duplicates_removed=removed,
         not_in_gold=tuple(sorted(q for q in rankings if q not in qrels)),

@@ -1,7 +1,10 @@
 """The retrieval layer of ``pathgrade score``: each run's ``retrieved`` list against its gold.
 
 One call scores a whole batch of runs with the same vectorised kernels as
-:func:`~pathgrade.metrics.retrieval.evaluate.evaluate`; run ``i`` is query ``i``.
+:func:`~pathgrade.metrics.retrieval.evaluate.evaluate`; run ``i`` is query ``i``. The common
+case (list order, no ``parent_of``, ``str`` ids) is converted without a loop a run by
+:mod:`~pathgrade.metrics.retrieval.coded`, with the same result; any other input goes one run at
+a time, as it always has.
 """
 
 from __future__ import annotations
@@ -15,7 +18,13 @@ import numpy as np
 from pathgrade.core.errors import InputError
 from pathgrade.core.types import RetrievedItem
 from pathgrade.metrics.retrieval.batch import BoolArray, Duplicates, FloatArray, rank_order
-from pathgrade.metrics.retrieval.evaluate import RetrievalResult, evaluate_rankings, resolve_all
+from pathgrade.metrics.retrieval.coded import code_runs
+from pathgrade.metrics.retrieval.evaluate import (
+    RetrievalResult,
+    evaluate_batch,
+    evaluate_rankings,
+    resolve_all,
+)
 from pathgrade.metrics.spec import MetricSpec
 
 
@@ -139,6 +148,23 @@ def score_runs(
     if len(retrieved) != len(gold):
         raise InputError(f"{len(retrieved)} retrieved lists but {len(gold)} gold entries")
     specs = resolve_all(metrics)
+    if order == "list" and parent_of is None:
+        coded = code_runs(retrieved, gold, duplicates=duplicates)
+        if coded is not None:  # the common case, without a loop a run (same result)
+            result = evaluate_batch(coded.batch, specs)
+            return _per_run(result, coded.applicable, coded.missing)
+    return _score_general(retrieved, gold, specs, order, duplicates, parent_of)
+
+
+def _score_general(
+    retrieved: Sequence[Iterable[Retrieved] | None],
+    gold: Sequence[Gold | None],
+    specs: tuple[MetricSpec, ...],
+    order: Order,
+    duplicates: Duplicates,
+    parent_of: Mapping[str, str] | None,
+) -> RunRetrieval:
+    """:func:`score_runs` for any input, one run at a time."""
     n = len(retrieved)
     # Zero-padded run numbers: sorted as text, they keep the runs' order.
     width = max(len(str(n)), 1)
@@ -157,10 +183,15 @@ def score_runs(
             applicable[i] = True
             qrels[key] = _gold(evidence, i)
     result = evaluate_rankings(qrels, rankings, specs, duplicates=duplicates, parent_of=parent_of)
+    return _per_run(result, applicable, missing)
+
+
+def _per_run(result: RetrievalResult, applicable: BoolArray, missing: BoolArray) -> RunRetrieval:
+    """Spread the values of the applicable runs' queries over all runs (``nan`` elsewhere)."""
     rows = np.flatnonzero(applicable)
     values: dict[str, FloatArray] = {}
     for metric in result.metrics:
-        column = np.full(n, np.nan)
+        column = np.full(applicable.size, np.nan)
         column[rows] = metric.values
         values[metric.name] = column
     return RunRetrieval(result, values, applicable, missing & applicable)
