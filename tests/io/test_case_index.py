@@ -76,3 +76,44 @@ def test_duplicate_ids_are_an_error_at_indexing(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="duplicate case_id 'a'") as caught:
         index_cases(path)
     assert caught.value.line == 2
+
+
+@pytest.mark.parametrize(
+    ("record", "message", "field"),
+    [
+        (b'{"case_id": "x", "reference": [', "malformed JSON", None),
+        (b'{"case_id": "x",}', "malformed JSON", None),
+        (b'["x"]', "expected a JSON object", None),
+        (b'{"reference": []}', None, "case_id"),
+        (b'{"case_id": 7}', None, "case_id"),
+        (b'{"case_id": ""}', None, "case_id"),
+    ],
+)
+def test_a_bad_record_is_an_error_at_indexing_naming_its_line(
+    tmp_path: Path, record: bytes, message: str | None, field: str | None
+) -> None:
+    """The index reads only ids (msgspec), but reports what a worker decoding the record
+    with orjson and validating it would: the same message, line and field."""
+    path = tmp_path / "cases.jsonl"
+    path.write_bytes(b'{"case_id": "ok"}\n// comment\n' + record + b"\n")
+    with pytest.raises(InputError, match=message) as caught:
+        index_cases(path)
+    assert caught.value.line == 3 and caught.value.file == str(path)
+    if field is not None:
+        assert caught.value.field == field
+    if message == "malformed JSON":
+        with pytest.raises(orjson.JSONDecodeError) as decoded:
+            orjson.loads(record)
+        assert str(decoded.value) in caught.value.message
+
+
+def test_unanswerable_cases_are_counted_at_indexing(tmp_path: Path) -> None:
+    path = tmp_path / "cases.jsonl"
+    lines = [
+        b'{"case_id": "a", "answerable": false}',
+        b'{"case_id": "b", "answerable": true}',
+        b'{"case_id": "c", "metadata": {"answerable": false}}',
+        b'{"answerable": false, "case_id": "d"}',
+    ]
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    assert index_cases(path).unanswerable == 2

@@ -14,7 +14,9 @@ from collections import OrderedDict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
+import msgspec
 import numpy as np
 import numpy.typing as npt
 import orjson
@@ -150,10 +152,38 @@ def _spans(starts: list[int], ends: list[int]) -> list[tuple[int, int]]:
     return spans
 
 
+class _Head(msgspec.Struct):
+    """What the index reads of a case record; its other fields are parsed, not kept."""
+
+    case_id: Any = None
+    answerable: Any = True
+
+
+_HEAD = msgspec.json.Decoder(_Head)
+
+
+def _checked_head(body: bytes, name: str, number: int) -> _Head:
+    """The head of a record decoded as a worker decodes it (orjson), raising the error a
+    worker would report when it is not a JSON object with a non-empty string ``case_id``."""
+    try:
+        value = orjson.loads(body)
+    except orjson.JSONDecodeError as error:
+        raise InputError(f"malformed JSON: {error}", file=name, line=number) from None
+    case_id = value.get("case_id") if isinstance(value, dict) else None
+    if not isinstance(case_id, str) or not case_id:
+        # Let the model say exactly what is wrong with the record.
+        parse_record(value, Case, file=name, line=number)
+        raise InputError("case_id must be a non-empty string", file=name, line=number)
+    return _Head(case_id, value.get("answerable", True))
+
+
 def index_cases(path: str | Path, capacity: int = 1_000) -> CaseIndex:
     """Index a cases file (ids must be unique; errors name file and line).
 
     The file is read line by line (not whole), so indexing needs memory for the index only.
+    Each record is parsed whole (so a malformed one is an error here, naming its line), but
+    only its ``case_id`` and ``answerable`` become Python objects (msgspec; a record it
+    cannot read is decoded again with orjson for the error message a worker would give).
     """
     name = str(path)
     try:
@@ -186,14 +216,12 @@ def index_cases(path: str | Path, capacity: int = 1_000) -> CaseIndex:
             body = raw.strip()
             if body and not body.startswith(b"//"):
                 try:
-                    value = orjson.loads(body)
-                except orjson.JSONDecodeError as error:
-                    raise InputError(f"malformed JSON: {error}", file=name, line=number) from None
-                case_id = value.get("case_id") if isinstance(value, dict) else None
-                if not isinstance(case_id, str) or not case_id:
-                    # Let the model say exactly what is wrong with the record.
-                    parse_record(value, Case, file=name, line=number)
-                    raise InputError("case_id must be a non-empty string", file=name, line=number)
+                    fields = _HEAD.decode(body)
+                except msgspec.DecodeError:
+                    fields = _checked_head(body, name, number)  # raises the record's error
+                case_id = fields.case_id
+                if type(case_id) is not str or not case_id:
+                    _checked_head(body, name, number)
                 if case_id in positions:
                     first = lines[positions[case_id]]
                     raise InputError(
@@ -206,7 +234,7 @@ def index_cases(path: str | Path, capacity: int = 1_000) -> CaseIndex:
                 starts.append(start)
                 ends.append(end)
                 lines.append(number)
-                unanswerable += value.get("answerable") is False
+                unanswerable += fields.answerable is False
             start = end
     if not positions:
         raise InputError("file has no records", file=name)
