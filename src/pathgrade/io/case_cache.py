@@ -26,6 +26,7 @@ from collections.abc import Sequence
 from functools import cache
 
 import numpy as np
+import numpy.typing as npt
 
 from pathgrade.core.types import Case, Step
 
@@ -50,6 +51,7 @@ def _fields_set(mask: int) -> frozenset[str]:
 
 DEFAULT_MAX_STEPS = 1 << 15
 DEFAULT_MAX_BYTES = 1 << 30
+_GAP = 1 << 16  # bytes between two stored cases still read in one read
 
 
 class CaseStore:
@@ -126,13 +128,8 @@ class CaseStore:
     def get(self, codes: Sequence[int]) -> list[Case]:
         """The stored cases of ``codes`` (each must be stored), rebuilt."""
         out: list[Case] = []
-        step = self._steps.__getitem__
-        read, fd, loads = os.pread, self._fd, pickle.loads
-        where = np.asarray(codes, np.int64)
-        for start, size in zip(
-            self._start[where].tolist(), self._size[where].tolist(), strict=True
-        ):
-            values, mask = loads(read(fd, size, start))
+        step, loads = self._steps.__getitem__, pickle.loads
+        for values, mask in map(loads, self._blobs(np.asarray(codes, np.int64))):
             for k in _PATH_POSITIONS:
                 if values[k] is not None:
                     values[k] = tuple(map(step, values[k]))
@@ -150,6 +147,26 @@ class CaseStore:
             )
             out.append(case)
         return out
+
+    def _blobs(self, codes: npt.NDArray[np.int64]) -> list[memoryview]:
+        """The stored bytes of each of ``codes``, read in as few reads as the file allows
+        (cases stored together are read together)."""
+        starts, sizes = self._start[codes], self._size[codes]
+        order = np.argsort(starts, kind="stable")
+        ends = starts + sizes
+        # A new read where the next blob starts more than _GAP bytes after the last one ends.
+        breaks = np.flatnonzero(starts[order][1:] - ends[order][:-1] > _GAP) + 1
+        blobs: list[memoryview] = [memoryview(b"")] * codes.size
+        for group in np.split(order, breaks):
+            if not group.size:
+                continue
+            base = int(starts[group[0]])
+            data = memoryview(os.pread(self._fd, int(ends[group].max()) - base, base))
+            for k, start, end in zip(
+                group.tolist(), starts[group].tolist(), ends[group].tolist(), strict=True
+            ):
+                blobs[k] = data[start - base : end - base]
+        return blobs
 
     def close(self) -> None:
         self._file.close()
