@@ -33,6 +33,7 @@ from pathgrade.io.step_pool import StepPool
 from pathgrade.io.tools import entry_point_validators, load_tools
 from pathgrade.metrics.tool.schemas import ToolSet
 from pathgrade.metrics.tool.validators import Validator
+from pathgrade.metrics.trajectory.alignment_text import forget_formatted_steps
 from pathgrade.stats.partial import SummaryPartial, outcome_codes
 
 
@@ -123,10 +124,11 @@ def _worker_pool(*, from_json: bool) -> StepPool:
 
 
 def release_job_state() -> None:
-    """Drop this process's step pools and case stores (when a job that scored in this
-    process ends)."""
+    """Drop this process's step pools, case stores and step texts (when a job that scored
+    in this process ends)."""
     _POOLS.clear()
     release_case_stores()
+    forget_formatted_steps()
 
 
 @cache

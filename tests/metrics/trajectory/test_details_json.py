@@ -93,3 +93,15 @@ def test_a_call_written_in_two_key_orders_has_one_text_whatever_the_reading_orde
     written = score(cases, runs)
     assert written.alignments_json is not None
     assert written.alignments_json() == [orjson.dumps(r["alignment"]) for r in in_order]
+
+
+def test_kept_step_texts_belong_to_their_step_object() -> None:
+    from pathgrade.metrics.trajectory.alignment_text import _FormattedSteps
+
+    kept = _FormattedSteps(capacity=2)
+    a, b, c = Step(tool="a", arguments={"q": "x"}), Step(tool="b"), Step(tool="c")
+    assert kept.text(a) == "a(q='x')" and kept.json(a) == b"\"a(q='x')\""
+    kept._entries[id(b)] = (a, "stale", b'"stale"')  # as if b had a dead step's id
+    assert kept.text(b) == "b"  # the stale entry is replaced (the full store emptied first)
+    assert kept.text(c) == "c" and len(kept._entries) == 2
+    assert kept.text(a) == "a(q='x')" and len(kept._entries) == 1  # full: emptied, then kept

@@ -41,29 +41,33 @@ class CallTexts:
 
     def __init__(self, *paths: EncodedPaths) -> None:
         self._paths = paths
-        self._first: list[IntArray] | None = None
+        self._chosen: list[Step | None] | None = None
         self._text: dict[int, str] = {}
         self._json: dict[int, bytes] = {}
 
     def _step(self, code: int) -> Step:
         """The chosen step of call ``code``."""
-        if self._first is None:
-            self._first = []
-            for paths in self._paths:
+        if self._chosen is None:
+            size = max(int(p.calls.max(initial=-1)) for p in self._paths) + 1
+            chosen: list[Step | None] = [None] * size
+            for paths in reversed(self._paths):  # the first paths' steps overwrite the later
                 calls = paths.calls
-                first = np.full(int(calls.max(initial=-1)) + 1, -1, np.int64)
+                first = np.full(size, -1, np.int64)
                 first[calls[::-1]] = np.arange(calls.size - 1, -1, -1)
-                self._first.append(first)
-        for paths, first in zip(self._paths, self._first, strict=True):
-            if code < first.size and first[code] >= 0:
-                return paths.steps[int(first[code])]
-        raise KeyError(code)
+                codes = np.flatnonzero(first >= 0)
+                for at, position in zip(codes.tolist(), first[codes].tolist(), strict=True):
+                    chosen[at] = paths.steps[position]
+            self._chosen = chosen
+        step = self._chosen[code] if code < len(self._chosen) else None
+        if step is None:
+            raise KeyError(code)
+        return step
 
     def text(self, code: int) -> str:
         """The text of call ``code``."""
         text = self._text.get(code)
         if text is None:
-            text = self._text[code] = format_step(self._step(code))
+            text = self._text[code] = _FORMATTED.text(self._step(code))
         return text
 
     def texts(self, paths: EncodedPaths, index: int) -> list[str]:
@@ -79,8 +83,45 @@ class CallTexts:
         """The text of call ``code`` as a JSON string."""
         text = self._json.get(code)
         if text is None:
-            text = self._json[code] = orjson.dumps(self.text(code))
+            text = self._json[code] = _FORMATTED.json(self._step(code))
         return text
+
+
+class _FormattedSteps:
+    """Each step object's text and JSON text, made once across scorings: steps are shared
+    objects (validated once, see ``StepPool``), so the same objects recur in batch after
+    batch. An entry keeps its step alive (so its ``id`` names it while the entry lives);
+    at most ``capacity`` entries are kept (all dropped when full)."""
+
+    def __init__(self, capacity: int = 1 << 15) -> None:
+        self.capacity = capacity
+        self._entries: dict[int, tuple[Step, str, bytes]] = {}
+
+    def _entry(self, step: Step) -> tuple[Step, str, bytes]:
+        entry = self._entries.get(id(step))
+        if entry is None or entry[0] is not step:
+            if len(self._entries) >= self.capacity:
+                self._entries.clear()
+            text = format_step(step)
+            entry = self._entries[id(step)] = (step, text, orjson.dumps(text))
+        return entry
+
+    def text(self, step: Step) -> str:
+        return self._entry(step)[1]
+
+    def json(self, step: Step) -> bytes:
+        return self._entry(step)[2]
+
+    def clear(self) -> None:
+        self._entries.clear()
+
+
+_FORMATTED = _FormattedSteps()
+
+
+def forget_formatted_steps() -> None:
+    """Drop the kept step texts (and the steps they keep alive)."""
+    _FORMATTED.clear()
 
 
 def aligned_steps(
