@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
+import tempfile
 from pathlib import Path
 
 import orjson
@@ -75,11 +77,29 @@ def test_records_equal_in_memory_scoring(tmp_path: Path) -> None:
     assert summary["cases_without_runs"] == 1
 
 
-def test_two_workers_give_identical_results(tmp_path: Path) -> None:
+def test_two_workers_give_identical_results(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     cases_path, runs_path = _write_inputs(tmp_path)
     one = _records(cases_path, runs_path, partition_size=13, workers=1)
+    spools = tmp_path / "spools"
+    spools.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(spools))
     two = _records(cases_path, runs_path, partition_size=13, workers=2)
     assert one == two
+    assert not list(spools.iterdir())  # the workers' record files and their folder are gone
+
+
+def test_spooled_records_are_read_once_and_deleted(tmp_path: Path) -> None:
+    cases_path, runs_path = _write_inputs(tmp_path, n_runs=30)
+    partition = plan_partitions(runs_path, 30)[0]
+    task = work.ScoreTask(str(cases_path), partition, spool=str(tmp_path))
+    spooled = work.run_task(task)
+    assert spooled.records == b"" and spooled.records_path is not None
+    path = Path(spooled.records_path)
+    inline = work.run_task(dataclasses.replace(task, spool=None))
+    assert spooled.take_records() == inline.records == inline.take_records()
+    assert not path.exists() and spooled.take_records() == inline.records
 
 
 def test_dask_local_cluster_gives_identical_results(tmp_path: Path) -> None:

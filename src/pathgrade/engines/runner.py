@@ -9,6 +9,8 @@ fatal input error, the records of the partitions before it are already written.
 
 from __future__ import annotations
 
+import shutil
+import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -74,6 +76,9 @@ def evaluate_files(
     n_cases, unanswerable = len(index), index.unanswerable
     del index
     partitions = plan_partitions(runs_path, partition_size)
+    # Local worker processes write their records to files the caller reads (one copy each
+    # way through the page cache) rather than send them back through a pipe.
+    spool = tempfile.mkdtemp(prefix="pathgrade-") if engine == "local" and workers > 1 else None
     tasks = (
         ScoreTask(
             cases_file,
@@ -82,6 +87,7 @@ def evaluate_files(
             skip_invalid,
             str(tools_path) if tools_path else None,
             strict_tools,
+            spool,
         )
         for partition in partitions
     )
@@ -96,11 +102,14 @@ def evaluate_files(
     try:
         for output in outputs:
             output.raise_error()
-            if sink is not None and output.records:
-                sink(output.records)
+            records = output.take_records()
+            if sink is not None and records:
+                sink(records)
             partial.absorb(output.partial)
     finally:
         release_job_state()  # tasks scored in this process leave no steps or stores behind
+        if spool is not None:
+            shutil.rmtree(spool, ignore_errors=True)
     if partial.runs == 0 and not partial.skipped:
         raise InputError("no runs to score", file=str(runs_path))
     summary = partial.finalize(n_cases)

@@ -47,6 +47,9 @@ class ScoreTask:
     skip_invalid: bool = False
     tools_path: str | None = None
     strict_tools: bool = False
+    #: A directory on this machine: the records are written to a file there (named in the
+    #: output, read and deleted by the caller) instead of travelling back in the output.
+    spool: str | None = None
 
 
 @dataclass
@@ -58,6 +61,17 @@ class PartitionOutput:
     records: bytes
     partial: SummaryPartial
     error: tuple[str, str | None, int | None, str | None] | None = None
+    records_path: str | None = None  # the records are in this file (see ``ScoreTask.spool``)
+
+    def take_records(self) -> bytes:
+        """The records, read from their file (then deleted) when they were spooled."""
+        if self.records_path is None:
+            return self.records
+        path, self.records_path = self.records_path, None
+        with open(path, "rb") as handle:
+            self.records = handle.read()
+        os.unlink(path)
+        return self.records
 
     def raise_error(self) -> None:
         if self.error is not None:
@@ -211,4 +225,9 @@ def _run_task(task: ScoreTask) -> PartitionOutput:
     retrieval = retrieval_parts(result, runs, cases, task.config)
     if retrieval is not None:
         partial.add_retrieval(*retrieval)
+    if task.spool is not None and records:
+        path = os.path.join(task.spool, f"{task.partition.index}.jsonl")
+        with open(path, "wb") as handle:
+            handle.write(records)
+        return PartitionOutput(task.partition.index, b"", partial, records_path=path)
     return PartitionOutput(task.partition.index, records, partial)
