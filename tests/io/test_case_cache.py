@@ -117,3 +117,38 @@ def test_a_worker_makes_its_own_store(tmp_path: Path) -> None:
     work.release_job_state()
     assert index.store is None
     work._CASES.clear()
+
+
+def _store_in_child(store: CaseStore) -> None:
+    store.put([0, 2], [CASES[1], CASES[0]])
+
+
+def test_a_shared_store_gives_a_case_one_process_stored_to_another() -> None:
+    import multiprocessing
+
+    store = CaseStore(len(CASES), shared=True)
+    child = multiprocessing.get_context("fork").Process(target=_store_in_child, args=(store,))
+    child.start()
+    child.join(timeout=60)
+    assert child.exitcode == 0
+    assert store.stored([0, 1, 2, 3]) == [True, False, True, False]
+    assert store.usable_here()
+    everything, plain = store.get([0, 2])
+    assert everything == CASES[1] and plain == CASES[0]
+    assert everything.model_fields_set == CASES[1].model_fields_set
+    # Steps another process stored are read once: both cases share this process's copies.
+    assert everything.reference[0] is plain.reference[0]
+    numbered = int(store._counters[1])
+    again = Case(case_id="again", reference=plain.reference)  # steps read from the child
+    store.put([1], [again])
+    assert int(store._counters[1]) == numbered  # their numbers are known: none is added
+    assert store.get([1])[0].reference[1] is plain.reference[1]
+    store.close()
+
+
+def test_a_store_that_is_not_shared_is_not_used_after_a_fork() -> None:
+    store = CaseStore(2)
+    assert store.usable_here()
+    store.pid = -1  # as if this process had been forked from the one that made it
+    assert not store.usable_here()
+    store.close()

@@ -25,8 +25,10 @@ from pathgrade.engines.work import (
     PartitionOutput,
     ScoreTask,
     cached_case_index,
+    release_case_stores,
     release_job_state,
 )
+from pathgrade.io.case_cache import CaseStore
 from pathgrade.io.partitions import plan_partitions
 from pathgrade.stats.partial import SummaryPartial
 
@@ -74,11 +76,17 @@ def evaluate_files(
     cases_file = str(cases_path)
     index = cached_case_index(cases_file)  # ids unique, records well-formed
     n_cases, unanswerable = len(index), index.unanswerable
-    del index
     partitions = plan_partitions(runs_path, partition_size)
+    pool = engine == "local" and workers > 1
     # Local worker processes write their records to files the caller reads (one copy each
-    # way through the page cache) rather than send them back through a pipe.
-    spool = tempfile.mkdtemp(prefix="pathgrade-") if engine == "local" and workers > 1 else None
+    # way through the page cache) rather than send them back through a pipe; they are
+    # forked from this process after the index gets a store they share (a case validated
+    # by one of them is rebuilt by the others).
+    spool = tempfile.mkdtemp(prefix="pathgrade-") if pool else None
+    if pool and index.starts is not None:
+        release_case_stores()
+        index.store = CaseStore(len(index), shared=True)
+    del index
     tasks = (
         ScoreTask(
             cases_file,

@@ -99,7 +99,7 @@ def cached_case_index(path: str) -> CaseIndex:
 def _with_store(index: CaseIndex) -> CaseIndex:
     """``index`` with a case store of this process (a worker meets a case again in later
     partitions: it rebuilds the case from the store instead of validating it again)."""
-    if index.starts is not None and (index.store is None or index.store.pid != os.getpid()):
+    if index.starts is not None and (index.store is None or not index.store.usable_here()):
         index.store = CaseStore(len(index))
     return index
 

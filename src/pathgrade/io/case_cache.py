@@ -19,11 +19,15 @@ file ``max_bytes`` bytes; the cases already stored stay readable.
 
 from __future__ import annotations
 
+import mmap
+import multiprocessing
 import os
 import pickle
 import tempfile
 from collections.abc import Sequence
+from contextlib import AbstractContextManager, nullcontext
 from functools import cache
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -55,26 +59,55 @@ _GAP = 1 << 16  # bytes between two stored cases still read in one read
 
 
 class CaseStore:
-    """Cases by their code (position in the cases file, ``0 <= code < n_cases``)."""
+    """Cases by their code (position in the cases file, ``0 <= code < n_cases``).
+
+    ``shared``: made before a pool of worker processes is forked from this one, the store is
+    one for them all (its index and counters live in shared memory, its files are written
+    and read at explicit offsets, space is taken under a lock), so a case validated by one
+    worker is rebuilt by the others. Their step objects are their own: each step a worker
+    stores is pickled to a steps file once, and another worker unpickles it once.
+    """
 
     def __init__(
         self,
         n_cases: int,
         *,
+        shared: bool = False,
         max_steps: int = DEFAULT_MAX_STEPS,
         max_bytes: int = DEFAULT_MAX_BYTES,
     ) -> None:
-        self._file = tempfile.TemporaryFile()  # noqa: SIM115 - closed by close()
-        self._fd = self._file.fileno()
-        self.pid = os.getpid()  # a forked process must make its own store
-        self._start = np.full(n_cases, -1, np.int64)
-        self._size = np.zeros(n_cases, np.int64)
-        self._end = 0
-        self._steps: list[Step] = []
-        self._number: dict[int, int] = {}  # id(step) -> its number (the table keeps it alive)
+        self._files = (tempfile.TemporaryFile(), tempfile.TemporaryFile())  # noqa: SIM115
+        self._fd, self._steps_fd = (f.fileno() for f in self._files)
+        self.pid = os.getpid()  # a process forked from this one uses a shared store only
+        self.shared = shared
         self.max_steps = max_steps
         self.max_bytes = max_bytes
-        self.full = False
+        # Counters (_END: bytes of cases, _STEPS: steps numbered, _STEPS_END: bytes of
+        # steps, _FULL), then the start and size of each case's and each step's bytes.
+        words = _COUNTERS + 2 * n_cases + 2 * (max_steps + 1)
+        memory = mmap.mmap(-1, 8 * words) if shared else bytearray(8 * words)
+        table = np.frombuffer(memory, np.int64)
+        self._memory = memory
+        self._counters = table[:_COUNTERS]
+        self._start = table[_COUNTERS : _COUNTERS + n_cases]
+        self._size = table[_COUNTERS + n_cases : _COUNTERS + 2 * n_cases]
+        steps = table[_COUNTERS + 2 * n_cases :]
+        self._step_start, self._step_size = steps[: max_steps + 1], steps[max_steps + 1 :]
+        self._start[:] = -1
+        self._lock: AbstractContextManager[Any] = (
+            multiprocessing.get_context("fork").Lock() if shared else nullcontext()
+        )
+        self._number: dict[int, int] = {}  # id(step) -> its number, for this process's steps
+        self._step: dict[int, Step] = {}  # number -> step (keeps this process's steps alive)
+
+    @property
+    def full(self) -> bool:
+        return bool(self._counters[_FULL])
+
+    def usable_here(self) -> bool:
+        """Whether this process may use the store: the one that made it, or a process
+        forked from it when it is shared."""
+        return self.shared or self.pid == os.getpid()
 
     def __contains__(self, code: int) -> bool:
         return bool(self._start[code] >= 0)
@@ -87,55 +120,65 @@ class CaseStore:
     def put(self, codes: Sequence[int], cases: Sequence[Case]) -> None:
         """Store each of ``cases`` (validated) under its code, while the store is not full
         (one write for them all)."""
+        if self.full:
+            return
         blobs: list[bytes] = []
         kept: list[int] = []
         for code, case in zip(codes, cases, strict=True):
-            if self.full:
-                break
-            blob = self._blob(case)
-            if blob is None or self._start[code] >= 0:
+            if self._start[code] >= 0:
                 continue
-            if len(self._steps) > self.max_steps or self._end + len(blob) > self.max_bytes:
-                self.full = True  # this case's steps stay in the table: they are few
+            blob = self._blob(case)
+            if blob is None:
+                continue
+            if blob is _FULL_BLOB:
                 break
             blobs.append(blob)
             kept.append(code)
-            self._end += len(blob)
         if not blobs:
             return
         data = b"".join(blobs)
+        with self._lock:
+            base = int(self._counters[_END])
+            if base + len(data) > self.max_bytes:
+                self._counters[_FULL] = 1
+                return
+            self._counters[_END] = base + len(data)
+        os.pwrite(self._fd, data, base)
         sizes = np.fromiter(map(len, blobs), np.int64, len(blobs))
-        os.pwrite(self._fd, data, self._end - len(data))
-        self._start[kept] = self._end - len(data) + np.cumsum(sizes) - sizes
         self._size[kept] = sizes
+        self._start[kept] = base + np.cumsum(sizes) - sizes  # published last: now readable
 
     def _blob(self, case: Case) -> bytes | None:
-        """The stored form of ``case`` (None: not the state a validated case has)."""
+        """The stored form of ``case`` (None: not the state a validated case has;
+        ``_FULL_BLOB``: the store has no room left for its steps)."""
         state = case.__getstate__()
         fields = state["__dict__"]
         if tuple(fields) != _NAMES or state["__pydantic_extra__"] or state["__pydantic_private__"]:
             return None
         values = list(fields.values())
-        for k in _PATH_POSITIONS:
-            if values[k] is not None:
-                values[k] = self._numbers(values[k])
-        for k in _PATHS_POSITIONS:
-            if values[k] is not None:
-                values[k] = tuple(map(self._numbers, values[k]))
+        try:
+            for k in _PATH_POSITIONS:
+                if values[k] is not None:
+                    values[k] = self._numbers(values[k])
+            for k in _PATHS_POSITIONS:
+                if values[k] is not None:
+                    values[k] = tuple(map(self._numbers, values[k]))
+        except _StoreFullError:
+            return _FULL_BLOB
         mask = _mask(frozenset(case.model_fields_set))
         return pickle.dumps((values, mask), protocol=pickle.HIGHEST_PROTOCOL)
 
     def get(self, codes: Sequence[int]) -> list[Case]:
         """The stored cases of ``codes`` (each must be stored), rebuilt."""
         out: list[Case] = []
-        step, loads = self._steps.__getitem__, pickle.loads
+        loads = pickle.loads
         for values, mask in map(loads, self._blobs(np.asarray(codes, np.int64))):
             for k in _PATH_POSITIONS:
                 if values[k] is not None:
-                    values[k] = tuple(map(step, values[k]))
+                    values[k] = self._steps_of(values[k])
             for k in _PATHS_POSITIONS:
                 if values[k] is not None:
-                    values[k] = tuple(tuple(map(step, path)) for path in values[k])
+                    values[k] = tuple(map(self._steps_of, values[k]))
             case = Case.__new__(Case)
             case.__setstate__(
                 {
@@ -169,14 +212,54 @@ class CaseStore:
         return blobs
 
     def close(self) -> None:
-        self._file.close()
+        for file in self._files:
+            file.close()
 
-    def _numbers(self, path: Sequence[Step]) -> tuple[int | None, ...]:
+    def _numbers(self, path: Sequence[Step]) -> tuple[int, ...]:
+        """The numbers of ``path``'s steps, numbering (and, shared, writing) new ones."""
         numbers = tuple(map(self._number.get, map(id, path)))
         if None not in numbers:
-            return numbers
+            return numbers  # type: ignore[return-value]
         for step in path:
             if id(step) not in self._number:
-                self._number[id(step)] = len(self._steps)
-                self._steps.append(step)
+                number = self._new_number(step)
+                self._number[id(step)] = number
+                self._step[number] = step
         return tuple(map(self._number.__getitem__, map(id, path)))
+
+    def _new_number(self, step: Step) -> int:
+        blob = pickle.dumps(step, protocol=pickle.HIGHEST_PROTOCOL) if self.shared else b""
+        with self._lock:
+            number = int(self._counters[_STEPS])
+            if number >= self.max_steps:
+                self._counters[_FULL] = 1
+                raise _StoreFullError
+            base = int(self._counters[_STEPS_END])
+            self._counters[_STEPS] = number + 1
+            self._counters[_STEPS_END] = base + len(blob)
+        if blob:
+            os.pwrite(self._steps_fd, blob, base)
+            self._step_size[number] = len(blob)
+            self._step_start[number] = base
+        return number
+
+    def _steps_of(self, numbers: Sequence[int]) -> tuple[Step, ...]:
+        """The steps of ``numbers`` (steps another process stored are read once)."""
+        steps = tuple(map(self._step.get, numbers))
+        if None not in steps:
+            return steps  # type: ignore[return-value]
+        for number in numbers:
+            if number not in self._step:
+                start, size = int(self._step_start[number]), int(self._step_size[number])
+                step = self._step[number] = pickle.loads(os.pread(self._steps_fd, size, start))
+                self._number[id(step)] = number
+        return tuple(map(self._step.__getitem__, numbers))
+
+
+class _StoreFullError(Exception):
+    """No number left for a new step."""
+
+
+_FULL_BLOB = b"full"
+_END, _STEPS, _STEPS_END, _FULL = range(4)
+_COUNTERS = 4
