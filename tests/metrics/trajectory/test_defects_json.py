@@ -105,3 +105,21 @@ def test_runs_without_defects_or_a_reference() -> None:
     result = score(cases, runs)
     assert result.defects_json is not None
     assert result.defects_json() == ([b"[]", b"[]"], Counter())
+
+
+def test_each_kind_of_total_order_defect_is_written_as_its_object() -> None:
+    cases = [Case(case_id="c", reference=("a", "b", "c"))]
+    paths = [("b", "a", "c"), ("b", "c"), ("a", "c", "b", "c"), ("c", "b", "a")]
+    result = score(cases, [Run(case_id="c", steps=p) for p in paths])
+    assert result.defects_json is not None
+    texts, _ = result.defects_json()
+    details = []
+    for run, text in enumerate(texts):
+        assert text == orjson.dumps([d.to_dict() for d in result.details(run)[0]])
+        details += [d["detail"] for d in orjson.loads(text) if d["kind"] == "out_of_order"]
+    assert details == [
+        "b ran before a, which it depends on",
+        "b ran but a, which it depends on, never did",
+        "c ran before its turn and was made again later",
+        "c ran before a, which it depends on",
+    ]

@@ -12,7 +12,7 @@ in the order ``Diagnoser.defects`` gives.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from itertools import pairwise
 
 import numpy as np
@@ -24,6 +24,8 @@ import pyarrow.compute as pc
 from pathgrade.core.config import Penalties
 from pathgrade.core.results import Defect
 from pathgrade.core.types import Step, format_step
+from pathgrade.metrics.trajectory.encode import EncodedPaths
+from pathgrade.metrics.trajectory.winners import WinnerBatch
 
 IntArray = npt.NDArray[np.int64]
 
@@ -189,4 +191,111 @@ def run_defects(
                 index,
             )
         )
+    return out
+
+
+#: What a total-order defect says: a dependency that never ran, one that ran later, a step
+#: made before its turn (and again later), or nothing more precise.
+NEVER_RAN, RAN_LATER, PREMATURE, UNSPECIFIED = 0, 1, 2, 3
+
+
+def total_order_violations(
+    partner: IntArray, lengths: IntArray, n_ref: int, premature: npt.NDArray[np.bool_]
+) -> tuple[IntArray, IntArray, IntArray, IntArray]:
+    """What :func:`order_defect` finds for rows whose reference is in total order, for all
+    the rows at once: per row ``(what, agent step j, its reference step i, dependency p)``.
+
+    Row ``r``'s agent step ``j < lengths[r]`` was paired with reference step
+    ``partner[r, j]`` (-1: none); ``premature[r]`` flags the steps made before their turn.
+    The first agent step (in agent order) with a reference step ``p < i`` that was never
+    made (``NEVER_RAN``) or made after it (``RAN_LATER``, the smallest such ``p``); else the
+    first premature step (``PREMATURE``); else ``UNSPECIFIED``. Unused entries are -1.
+    """
+    n_rows, width = partner.shape
+    agent = np.arange(width)
+    valid = (agent < lengths[:, None]) & (partner >= 0)
+    made_at = np.full((n_rows, max(n_ref, 1)), -1, np.int64)  # the (last) step pairing p
+    rows, steps = np.nonzero(valid)
+    np.maximum.at(made_at, (rows, partner[rows, steps]), steps)
+    dependency = np.arange(made_at.shape[1])
+    bad: npt.NDArray[np.bool_] = (
+        valid[:, :, None]
+        & (dependency[None, None, :] < partner[:, :, None])
+        & ((made_at[:, None, :] < 0) | (made_at[:, None, :] > agent[None, :, None]))
+    )
+    step_bad = np.any(bad, axis=2)
+    found = np.any(step_bad, axis=1)
+    every = np.arange(n_rows)
+    j = np.where(found, step_bad.argmax(axis=1), -1)
+    p = np.where(found, bad[every, np.maximum(j, 0)].argmax(axis=1), -1)
+    i = np.where(found, partner[every, np.maximum(j, 0)], -1)
+    never = made_at[every, np.maximum(p, 0)] < 0
+    early = ~found & premature.any(axis=1)
+    what = np.where(found, np.where(never, NEVER_RAN, RAN_LATER), UNSPECIFIED)
+    what = np.where(early, PREMATURE, what)
+    j = np.where(early, premature.argmax(axis=1), j)
+    return what, j, i, p
+
+
+def order_defect_json(
+    what: int, j: int, i: int, agent_text: bytes, ref_text: bytes, penalty: bytes
+) -> bytes:
+    """The JSON text of the defect :func:`order_defect` makes, from the ``what, j, i`` of
+    :func:`total_order_violations`, the JSON strings of agent step ``j``'s call and of the
+    dependency's call, and the penalty's JSON text."""
+    head = b'{"kind":"out_of_order","penalty":%s,"detail":"' % penalty
+    agent, ref = agent_text[1:-1], ref_text[1:-1]
+    if what == NEVER_RAN:
+        detail = b"%s ran but %s, which it depends on, never did" % (agent, ref)
+    elif what == RAN_LATER:
+        detail = b"%s ran before %s, which it depends on" % (agent, ref)
+    elif what == PREMATURE:
+        return head + b'%s ran before its turn and was made again later","agent_step":%d}' % (
+            agent,
+            j,
+        )
+    else:
+        return head + b'the reference order was not followed"}'
+    return head + detail + b'","agent_step":%d,"reference_step":%d}' % (j, i)
+
+
+def total_order_texts(
+    batches: Sequence[WinnerBatch],
+    total_order: Callable[[int], bool],
+    agents: EncodedPaths,
+    refs: EncodedPaths,
+    json_of: Callable[[int], bytes],
+    penalty: float,
+) -> dict[int, bytes]:
+    """The order defect's JSON text of every out-of-order run of ``batches`` whose
+    reference is in total order (``total_order(run)``), found for each batch at once;
+    ``json_of(code)`` is the JSON string of call ``code``'s text."""
+    out: dict[int, bytes] = {}
+    penalty_text = orjson.dumps(penalty)
+    for batch in batches:
+        rows = np.flatnonzero(batch.out_of_order)
+        rows = rows[np.fromiter(map(total_order, batch.runs[rows].tolist()), np.bool_, rows.size)]
+        if not rows.size:
+            continue
+        runs = batch.runs[rows]
+        what, j, i, p = total_order_violations(
+            batch.agent_partner[rows],
+            agents.offsets[runs + 1] - agents.offsets[runs],
+            batch.ref_missing.shape[1],
+            batch.premature[rows],
+        )
+        agent_call = agents.calls[agents.offsets[runs] + np.maximum(j, 0)]
+        ref_call = refs.calls[refs.offsets[batch.ref_paths[rows]] + np.maximum(p, 0)]
+        for run, kind, step, ref_step, agent_code, ref_code in zip(
+            runs.tolist(),
+            what.tolist(),
+            j.tolist(),
+            i.tolist(),
+            agent_call.tolist(),
+            ref_call.tolist(),
+            strict=True,
+        ):
+            agent_text = json_of(agent_code) if kind != UNSPECIFIED else b'""'
+            ref_text = json_of(ref_code) if kind in (NEVER_RAN, RAN_LATER) else b'""'
+            out[run] = order_defect_json(kind, step, ref_step, agent_text, ref_text, penalty_text)
     return out

@@ -27,6 +27,7 @@ from pathgrade.metrics.trajectory.defects_text import (
     defects_json_column,
     order_defect,
     run_defects,
+    total_order_texts,
 )
 from pathgrade.metrics.trajectory.encode import EncodedPaths
 from pathgrade.metrics.trajectory.pairs import STEP_UNEXPECTED_WRITE, STEP_WASTED
@@ -141,15 +142,32 @@ class Diagnoser:
             columns.append((at, step_kind, cols, agents.calls[agents.offsets[at] + cols]))
         made_runs: list[int] = []
         made_texts: list[bytes] = []
+        order_texts = total_order_texts(
+            self._batches,
+            lambda run: self._cases[run].order == "total",
+            agents,
+            refs,
+            self._texts.json_of,
+            self._config.penalties.out_of_order,
+        )
         for run in self._runs_with_other_defects():
             found = self._run_defects(run)
+            parts: list[bytes] = []
             winner = self._winner(run)
             if winner is not None:
-                found = self._other_path_defects(winner[0], winner[1], run) + found
+                order_text = order_texts.get(run)
+                if order_text is None:
+                    found = self._other_path_defects(winner[0], winner[1], run) + found
+                else:
+                    parts.append(order_text)
+                    kinds["out_of_order"] += 1
+                    found = self._required_tool_defects(run, winner[2]) + found
             if found:
                 kinds.update(d.kind for d in found)
+                parts.append(orjson.dumps([d.to_dict() for d in found])[1:-1])
+            if parts:
                 made_runs.append(run)
-                made_texts.append(orjson.dumps([d.to_dict() for d in found])[1:-1])
+                made_texts.append(b",".join(parts))
         made = np.array(made_runs, np.int64)
         columns.append((made, np.full(made.size, MADE), np.zeros_like(made), np.arange(made.size)))
         entry_run, entry_kind, entry_pos, entry_code = (
@@ -317,16 +335,21 @@ class Diagnoser:
                     self._config.penalties.out_of_order,
                 )
             )
+        return out + self._required_tool_defects(run, ref_path)
+
+    def _required_tool_defects(self, run: int, ref_path: int) -> list[Defect]:
+        """The required tools never called that reference ``ref_path`` does not already
+        count as missing steps."""
         unused = self._facts[run].unused_required
-        if unused:
-            tools = {s.tool for s in self._ref_paths[ref_path]}
-            penalty = self._config.penalties.missing_required_tool
-            out.extend(
-                Defect("missing_required_tool", penalty, f"required tool {t!r} was never called")
-                for t in unused
-                if t not in tools
-            )
-        return out
+        if not unused:
+            return []
+        tools = {s.tool for s in self._ref_paths[ref_path]}
+        penalty = self._config.penalties.missing_required_tool
+        return [
+            Defect("missing_required_tool", penalty, f"required tool {t!r} was never called")
+            for t in unused
+            if t not in tools
+        ]
 
 
 def _ops(batch: WinnerBatch, row: int) -> Ops:
