@@ -335,3 +335,32 @@ def test_a_job_scored_in_this_process_leaves_no_pooled_steps(tmp_path: Path) -> 
     cases_path, partitions = _pool_inputs(tmp_path, shared=True)
     evaluate_files(cases_path, partitions[0].path, partition_size=10)
     assert not work._POOLS
+
+
+def test_parquet_slices_read_in_any_order_are_their_rows(tmp_path: Path) -> None:
+    """Slices of a large row group are streamed: read in order, one after the other, or in
+    any other order (the stream is opened again), each is its rows."""
+    pq = pytest.importorskip("pyarrow.parquet")
+    import pyarrow as pa
+
+    rows = [{"case_id": f"c{i % 7}", "run_id": f"r{i}", "trial": i} for i in range(95)]
+    path = tmp_path / "runs.parquet"
+    pq.write_table(pa.Table.from_pylist(rows), path, row_group_size=60)
+    partitions = plan_partitions(path, 25)
+    assert [(p.row_groups, p.start, p.end) for p in partitions] == [
+        ((0,), 0, 25),
+        ((0,), 25, 50),
+        ((0,), 50, 60),
+        ((1,), 0, 25),
+        ((1,), 25, 35),
+    ]
+    expected = {
+        p.index: [
+            (i + 1, rows[i]) for i in range(p.first_line - 1, p.first_line - 1 + p.end - p.start)
+        ]
+        for p in partitions
+    }
+    rng = random.Random(2)
+    for order in (partitions, partitions[::-1], rng.sample(partitions, len(partitions))):
+        for partition in order:
+            assert list(read_partition(partition)) == expected[partition.index]

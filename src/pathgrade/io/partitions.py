@@ -130,29 +130,50 @@ def read_partition(partition: Partition) -> Iterator[tuple[int, Any]]:
             yield number, InputError(f"malformed JSON: {error}", file=partition.path, line=number)
 
 
-# The row groups last read by this process: a large group is split into several partitions,
-# and a worker that scores consecutive slices of it reads and decodes it once.
-_LAST_GROUPS: list[tuple[tuple[str, float, tuple[int, ...]], Any]] = []
+# The open stream of record batches of the row group this process read last, and the row it
+# is at: a large group is split into several partitions, and a worker that scores
+# consecutive slices of it reads on from where it stopped, holding a slice at a time.
+_STREAMS: dict[tuple[str, float, int], tuple[Iterator[Any], int, Any]] = {}
 
 
-def _row_groups(path: str, groups: tuple[int, ...]) -> Any:
-    """The Arrow table of ``groups`` of ``path`` (the last one read is kept)."""
+def _group_slice(path: str, group: int, start: int, end: int) -> Any:
+    """Rows ``start:end`` of row group ``group`` of ``path`` as an Arrow table (None: no
+    rows), read as a stream of record batches of about ``end - start`` rows: never the
+    whole group at once."""
+    import pyarrow as pa
     import pyarrow.parquet as pq
 
-    key = (path, Path(path).stat().st_mtime, groups)
-    if _LAST_GROUPS and _LAST_GROUPS[0][0] == key:
-        return _LAST_GROUPS[0][1]
-    _LAST_GROUPS.clear()
-    table = pq.ParquetFile(path).read_row_groups(list(groups))
-    _LAST_GROUPS.append((key, table))
-    return table
+    key = (path, Path(path).stat().st_mtime, group)
+    stream, at, pending = _STREAMS.pop(key, (None, 0, None))
+    if stream is None or at > start:
+        _STREAMS.clear()
+        file = pq.ParquetFile(path, buffer_size=1 << 20)
+        batches = file.iter_batches(max(end - start, 1024), row_groups=[group])
+        stream, at, pending = iter(batches), 0, None
+    pieces = []
+    while at < end:
+        batch = pending if pending is not None else next(stream, None)
+        pending = None
+        if batch is None:
+            break
+        batch_end = at + batch.num_rows
+        if batch_end > start:
+            low, high = max(start - at, 0), min(end, batch_end) - at
+            pieces.append(batch.slice(low, high - low))
+        if batch_end > end:  # the rest of this batch starts the next slice
+            pending, at = batch.slice(end - at), end
+            break
+        at = batch_end
+    _STREAMS.clear()
+    _STREAMS[key] = (stream, at, pending)
+    return pa.Table.from_batches(pieces) if pieces else None
 
 
 def _read_parquet(partition: Partition) -> Iterator[tuple[int, Any]]:
-    table = _row_groups(partition.path, partition.row_groups)
-    if partition.end > partition.start:
-        table = table.slice(partition.start, partition.end - partition.start)
-    for offset, row in enumerate(table.to_pylist()):
+    (group,) = partition.row_groups
+    table = _group_slice(partition.path, group, partition.start, partition.end)
+    rows = table.to_pylist() if table is not None else []
+    for offset, row in enumerate(rows):
         record = _drop_nulls(row)
         number = partition.first_line + offset
         if isinstance(record, InputError):
