@@ -24,7 +24,7 @@ import multiprocessing
 import os
 import pickle
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from functools import cache
 from typing import Any
@@ -157,12 +157,7 @@ class CaseStore:
             return None
         values = list(fields.values())
         try:
-            for k in _PATH_POSITIONS:
-                if values[k] is not None:
-                    values[k] = self._numbers(values[k])
-            for k in _PATHS_POSITIONS:
-                if values[k] is not None:
-                    values[k] = tuple(map(self._numbers, values[k]))
+            _map_paths(values, self._numbers)
         except _StoreFullError:
             return _FULL_BLOB
         mask = _mask(frozenset(case.model_fields_set))
@@ -173,12 +168,7 @@ class CaseStore:
         out: list[Case] = []
         loads = pickle.loads
         for values, mask in map(loads, self._blobs(np.asarray(codes, np.int64))):
-            for k in _PATH_POSITIONS:
-                if values[k] is not None:
-                    values[k] = self._steps_of(values[k])
-            for k in _PATHS_POSITIONS:
-                if values[k] is not None:
-                    values[k] = tuple(map(self._steps_of, values[k]))
+            _map_paths(values, self._steps_of)
             case = Case.__new__(Case)
             case.__setstate__(
                 {
@@ -254,6 +244,16 @@ class CaseStore:
                 step = self._step[number] = pickle.loads(os.pread(self._steps_fd, size, start))
                 self._number[id(step)] = number
         return tuple(map(self._step.__getitem__, numbers))
+
+
+def _map_paths(values: list[Any], path: Callable[[Any], Any]) -> None:
+    """Replace each path of steps among a case's field ``values`` by ``path`` of it."""
+    for k in _PATH_POSITIONS:
+        if values[k] is not None:
+            values[k] = path(values[k])
+    for k in _PATHS_POSITIONS:
+        if values[k] is not None:
+            values[k] = tuple(map(path, values[k]))
 
 
 class _StoreFullError(Exception):
