@@ -8,11 +8,11 @@ string kernels:
 - a column of numbers (a metric, the trials, the reference indices, the step counts) is
   written by one ``orjson.dumps`` of the whole column (as :func:`json_column` gives it, so
   each value's text is orjson's), then cut at its commas, which no number contains;
-- ids are written by ``orjson.dumps`` each, defects by ``orjson.dumps`` of each run's list
-  (a run without defects is ``[]``, and most have none);
-- each run's alignment is the JSON text ``ScoreResult.alignments_json`` builds column-wise (a
-  result without it has its alignment objects serialised by orjson as dataclasses, whose
-  fields are the keys of ``AlignedStep.to_dict``, in order);
+- ids are written by ``orjson.dumps`` each;
+- each run's defects and alignment are the JSON text ``ScoreResult.defects_json`` and
+  ``ScoreResult.alignments_json`` build column-wise (a result without them has each run's
+  objects serialised by orjson: the defects' dicts, and the alignment entries as
+  dataclasses, whose fields are the keys of ``AlignedStep.to_dict``, in order);
 - a run's ``usage`` when it records none (no ``usage``, no step with tokens, cost or latency)
   is its step count and three nulls; otherwise ``result.usage``.
 """
@@ -108,8 +108,9 @@ def _usage_column(result: ScoreResult, runs: Sequence[Run] | None) -> pa.Array:
 
 
 def _explanations(result: ScoreResult, defects: Counter[str]) -> tuple[pa.Array, pa.Array]:
-    """Each run's defects and alignment as JSON text; the kinds of the defects are counted
-    into ``defects``."""
+    """Each run's defects and alignment as JSON text (column-wise when the result can give
+    them so, else from each run's objects); the kinds of the defects are counted into
+    ``defects``."""
     dumps, empty = orjson.dumps, b"[]"
     n = len(result)
     defect_texts: list[bytes] = [empty] * n
@@ -117,14 +118,6 @@ def _explanations(result: ScoreResult, defects: Counter[str]) -> tuple[pa.Array,
         texts, kinds = result.defects_json()
         defects.update(kinds)
         return _texts(texts), _texts(result.alignments_json())
-    if result.defects_of is not None and result.alignments_json is not None:
-        defects_of = result.defects_of
-        for i in range(n):
-            found = defects_of(i)
-            if found:
-                defects.update(d.kind for d in found)
-                defect_texts[i] = dumps([d.to_dict() for d in found])
-        return _texts(defect_texts), _texts(result.alignments_json())
     alignment_texts: list[bytes] = []
     for i in range(n):
         found, alignment = result.details(i)
