@@ -9,6 +9,7 @@ fatal input error, the records of the partitions before it are already written.
 
 from __future__ import annotations
 
+import multiprocessing
 import shutil
 import tempfile
 from collections.abc import Callable, Iterator
@@ -81,9 +82,10 @@ def evaluate_files(
     # Local worker processes write their records to files the caller reads (one copy each
     # way through the page cache) rather than send them back through a pipe; they are
     # forked from this process after the index gets a store they share (a case validated
-    # by one of them is rebuilt by the others).
+    # by one of them is rebuilt by the others). Workers started another way (spawn,
+    # forkserver) index the cases themselves and keep stores of their own.
     spool = tempfile.mkdtemp(prefix="pathgrade-") if pool else None
-    if pool and index.starts is not None:
+    if pool and index.starts is not None and multiprocessing.get_start_method() == "fork":
         release_case_stores()
         index.store = CaseStore(len(index), shared=True)
     del index
