@@ -32,8 +32,7 @@ import pyarrow.compute as pc
 
 from pathgrade.core.results import FloatArray, MetricKind, ScoreResult
 from pathgrade.core.types import Run
-
-_TEXT = pa.large_binary()  # 64-bit offsets: a partition's records may pass 2 GiB
+from pathgrade.metrics.json_text import TEXT, text_array, text_piece
 
 
 def json_column(values: FloatArray, kind: MetricKind) -> list[Any]:
@@ -57,7 +56,7 @@ def colon_values(values: Sequence[Any]) -> pa.Array:
     """``b":" + orjson.dumps(v)`` for each of ``values`` (numbers, booleans, None), as one
     Arrow array: the whole list is dumped once and cut where its commas were."""
     if not values:
-        return pa.array([], _TEXT)
+        return pa.array([], TEXT)
     body = b"," + orjson.dumps(list(values))[1:-1]
     cuts = np.flatnonzero(np.frombuffer(body, np.uint8) == ord(","))
     if cuts.size != len(values):
@@ -65,16 +64,8 @@ def colon_values(values: Sequence[Any]) -> pa.Array:
     offsets = np.append(cuts, len(body)).astype(np.int64)
     data = body.replace(b",", b":")
     return pa.Array.from_buffers(
-        _TEXT, len(values), [None, pa.py_buffer(offsets), pa.py_buffer(data)]
+        TEXT, len(values), [None, pa.py_buffer(offsets), pa.py_buffer(data)]
     )
-
-
-def _texts(values: Sequence[bytes]) -> pa.Array:
-    return pa.array(values, _TEXT)
-
-
-def _piece(text: bytes) -> pa.Scalar:
-    return pa.scalar(text, _TEXT)
 
 
 _STEP_USAGE = attrgetter("tokens", "cost", "latency_ms")
@@ -99,12 +90,12 @@ def _usage_column(result: ScoreResult, runs: Sequence[Run] | None) -> pa.Array:
     if runs is not None and _unrecorded_usage(runs):
         steps = colon_values([len(run.steps) for run in runs])
         return pc.binary_join_element_wise(
-            _piece(b'{"steps"'),
+            text_piece(b'{"steps"'),
             steps,
-            _piece(b',"tokens":null,"cost":null,"latency_ms":null}'),
-            _piece(b""),
+            text_piece(b',"tokens":null,"cost":null,"latency_ms":null}'),
+            text_piece(b""),
         )
-    return _texts([orjson.dumps(dict(result.usage(i))) for i in range(len(result))])
+    return text_array([orjson.dumps(dict(result.usage(i))) for i in range(len(result))])
 
 
 def _explanations(result: ScoreResult, defects: Counter[str]) -> tuple[pa.Array, pa.Array]:
@@ -117,7 +108,7 @@ def _explanations(result: ScoreResult, defects: Counter[str]) -> tuple[pa.Array,
     if result.defects_json is not None and result.alignments_json is not None:
         texts, kinds = result.defects_json()
         defects.update(kinds)
-        return _texts(texts), _texts(result.alignments_json())
+        return text_array(texts), text_array(result.alignments_json())
     alignment_texts: list[bytes] = []
     for i in range(n):
         found, alignment = result.details(i)
@@ -125,7 +116,7 @@ def _explanations(result: ScoreResult, defects: Counter[str]) -> tuple[pa.Array,
             defects.update(d.kind for d in found)
             defect_texts[i] = dumps([d.to_dict() for d in found])
         alignment_texts.append(dumps(alignment))
-    return _texts(defect_texts), _texts(alignment_texts)
+    return text_array(defect_texts), text_array(alignment_texts)
 
 
 def write_records(
@@ -140,30 +131,30 @@ def write_records(
     references = [None if i < 0 else i for i in result.reference_index.tolist()]
     defect_texts, alignment_texts = _explanations(result, defects)
     pieces: list[pa.Array | pa.Scalar] = [
-        _piece(b'{"schema_version":1,"case_id":'),
-        _texts(list(map(dumps, result.case_ids))),
-        _piece(b',"run_id":'),
-        _texts(list(map(dumps, result.run_ids))),
-        _piece(b',"trial"'),
+        text_piece(b'{"schema_version":1,"case_id":'),
+        text_array(list(map(dumps, result.case_ids))),
+        text_piece(b',"run_id":'),
+        text_array(list(map(dumps, result.run_ids))),
+        text_piece(b',"trial"'),
         colon_values(result.trials),
-        _piece(b',"group":'),
-        _texts(list(map(dumps, result.groups))),
-        _piece(b',"reference_index"'),
+        text_piece(b',"group":'),
+        text_array(list(map(dumps, result.groups))),
+        text_piece(b',"reference_index"'),
         colon_values(references),
-        _piece(b',"metrics":{'),
+        text_piece(b',"metrics":{'),
     ]
     for k, (name, values) in enumerate(result.metrics.items()):
-        pieces.append(_piece((b"," if k else b"") + dumps(name)))
+        pieces.append(text_piece((b"," if k else b"") + dumps(name)))
         pieces.append(colon_values(json_column(values, result.kinds[name])))
     pieces += [
-        _piece(b'},"defects":'),
+        text_piece(b'},"defects":'),
         defect_texts,
-        _piece(b',"alignment":'),
+        text_piece(b',"alignment":'),
         alignment_texts,
-        _piece(b',"usage":'),
+        text_piece(b',"usage":'),
         _usage_column(result, runs),
-        _piece(b"}\n"),
-        _piece(b""),  # the separator
+        text_piece(b"}\n"),
+        text_piece(b""),  # the separator
     ]
     lines = pc.binary_join_element_wise(*pieces)
     bounds = np.frombuffer(lines.buffers()[1], np.int64)

@@ -10,8 +10,6 @@ with no Python step per entry.
 
 from __future__ import annotations
 
-from itertools import pairwise
-
 import numpy as np
 import numpy.typing as npt
 import orjson
@@ -20,6 +18,7 @@ import pyarrow.compute as pc
 
 from pathgrade.core.results import AlignedStep
 from pathgrade.core.types import Step, format_step
+from pathgrade.metrics.json_text import join_per_run, text_array, text_piece
 from pathgrade.metrics.trajectory.align import OP_DELETE, OP_INSERT, OP_PAIR
 from pathgrade.metrics.trajectory.encode import EncodedPaths
 
@@ -154,28 +153,20 @@ def aligned_steps(
     return tuple(out)
 
 
-def _table(values: list[bytes]) -> pa.Array:
-    return pa.array(values, pa.large_binary())  # 64-bit offsets: no 2 GiB limit
-
-
-def _text(value: bytes) -> pa.Scalar:
-    return pa.scalar(value, pa.large_binary())
-
-
 # The constant pieces of an entry's JSON (keys in ``AlignedStep`` field order). An entry is:
 # _HEAD[kind + 4 * first] agent_step ',"reference_step":' reference_step _MIDDLE[flags]
 # agent ',"reference":' reference _TAIL[last]; "[" opens a run's first entry and "]" closes
 # its last.
 _OPS = (b"match", b"substitution", b"insertion", b"deletion")
-_HEAD = _table([b'%s{"op":"%s","agent_step":' % (o, k) for o in (b"", b"[") for k in _OPS])
-_MIDDLE = _table(
+_HEAD = text_array([b'%s{"op":"%s","agent_step":' % (o, k) for o in (b"", b"[") for k in _OPS])
+_MIDDLE = text_array(
     [
         b',"tool_match":%s,"arguments_match":%s,"agent":' % (t, a)
         for t in (b"false", b"true")
         for a in (b"false", b"true")
     ]
 )
-_TAIL = _table([b"}", b"}]"])
+_TAIL = text_array([b"}", b"}]"])
 
 
 def aligned_json_column(
@@ -209,25 +200,19 @@ def aligned_json_column(
     last[offsets[1:][counts > 0] - 1] = True
     # Positions as text: index 0 is null, index k + 1 is the digits of k.
     top = int(max(ref_pos.max(), agent_pos.max())) + 1
-    digits = _table([b"null"] + [b"%d" % k for k in range(top)])
-    strings = _table([b"null", *texts])
+    digits = text_array([b"null"] + [b"%d" % k for k in range(top)])
+    strings = text_array([b"null", *texts])
     flags = 2 * (tool_match & is_pair) + (full & is_pair)
     entries = pc.binary_join_element_wise(
         _HEAD.take(pa.array(kind + 4 * first)),
         digits.take(pa.array(np.where(is_delete, 0, agent_pos + 1))),
-        _text(b',"reference_step":'),
+        text_piece(b',"reference_step":'),
         digits.take(pa.array(np.where(is_insert, 0, ref_pos + 1))),
         _MIDDLE.take(pa.array(flags)),
         strings.take(pa.array(agent_text + 1)),
-        _text(b',"reference":'),
+        text_piece(b',"reference":'),
         strings.take(pa.array(ref_text + 1)),
         _TAIL.take(pa.array(last.astype(np.int8))),
-        _text(b""),
+        text_piece(b""),
     )
-    joined = pc.binary_join(pa.ListArray.from_arrays(pa.array(offsets), entries), _text(b","))
-    # One bytes object per run, sliced from the joined buffer (no per-run conversion).
-    data = joined.buffers()[2].to_pybytes() if len(joined) else b""
-    bounds = np.frombuffer(joined.buffers()[1], np.int64)[
-        joined.offset : joined.offset + n_runs + 1
-    ].tolist()
-    return [data[a:b] or b"[]" for a, b in pairwise(bounds)]
+    return [text or b"[]" for text in join_per_run(entries, offsets)]

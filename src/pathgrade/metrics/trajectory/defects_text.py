@@ -13,7 +13,6 @@ in the order ``Diagnoser.defects`` gives.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from itertools import pairwise
 
 import numpy as np
 import numpy.typing as npt
@@ -24,6 +23,7 @@ import pyarrow.compute as pc
 from pathgrade.core.config import Penalties
 from pathgrade.core.results import Defect
 from pathgrade.core.types import Step, format_step
+from pathgrade.metrics.json_text import join_per_run, text_array, text_piece
 from pathgrade.metrics.trajectory.encode import EncodedPaths
 from pathgrade.metrics.trajectory.winners import WinnerBatch
 
@@ -35,20 +35,12 @@ MISSING, WASTED, UNEXPECTED, MADE = 0, 1, 2, 3
 KIND_NAMES = ("missing_step", "wasted_step", "unexpected_write")
 
 
-def _table(values: list[bytes]) -> pa.Array:
-    return pa.array(values, pa.large_binary())
-
-
-def _text(value: bytes) -> pa.Scalar:
-    return pa.scalar(value, pa.large_binary())
-
-
 def _heads(penalties: Penalties) -> pa.Array:
     """The text before the call's text, per kind (``MADE``: nothing)."""
     missing = orjson.dumps(penalties.missing)
     wasted = orjson.dumps(penalties.wasted)
     unexpected = orjson.dumps(penalties.unexpected_write)
-    return _table(
+    return text_array(
         [
             b'{"kind":"missing_step","penalty":%s,"detail":"reference step ' % missing,
             b'{"kind":"wasted_step","penalty":%s,"detail":"' % wasted,
@@ -58,7 +50,7 @@ def _heads(penalties: Penalties) -> pa.Array:
     )
 
 
-_MIDDLES = _table(
+_MIDDLES = text_array(
     [
         b' never happened","reference_step":',
         b' repeats an earlier call","agent_step":',
@@ -66,7 +58,7 @@ _MIDDLES = _table(
         b"",
     ]
 )
-_CLOSE = _table([b"}", b"}", b"}", b""])
+_CLOSE = text_array([b"}", b"}", b"}", b""])
 
 
 def defects_json_column(
@@ -98,27 +90,22 @@ def defects_json_column(
     pos, text = entry_pos[order], entry_text[order]
     made = made[order]
     # A call's text goes between the quotes of "detail": its JSON string without them.
-    strings = _table([t[1:-1] for t in call_texts] + made_texts)
+    strings = text_array([t[1:-1] for t in call_texts] + made_texts)
     text = np.where(made, text + len(call_texts), text)
     top = int(pos.max(initial=0)) + 1
-    digits = _table([b"%d" % k for k in range(top)] + [b""])
+    digits = text_array([b"%d" % k for k in range(top)] + [b""])
     entries = pc.binary_join_element_wise(
         _heads(penalties).take(pa.array(kind)),
         strings.take(pa.array(text)),
         _MIDDLES.take(pa.array(kind)),
         digits.take(pa.array(np.where(made, top, pos))),
         _CLOSE.take(pa.array(kind)),
-        _text(b""),
+        text_piece(b""),
     )
     counts = np.bincount(run, minlength=n_runs)
     offsets = np.zeros(n_runs + 1, np.int32)
     np.cumsum(counts, out=offsets[1:])
-    joined = pc.binary_join(pa.ListArray.from_arrays(pa.array(offsets), entries), _text(b","))
-    data = joined.buffers()[2].to_pybytes() if len(joined) else b""
-    bounds = np.frombuffer(joined.buffers()[1], np.int64)[
-        joined.offset : joined.offset + n_runs + 1
-    ].tolist()
-    return [b"[" + data[a:b] + b"]" for a, b in pairwise(bounds)]
+    return [b"[" + text + b"]" for text in join_per_run(entries, offsets)]
 
 
 def order_defect(
