@@ -56,6 +56,21 @@ def _fields_set(mask: int) -> frozenset[str]:
 DEFAULT_MAX_STEPS = 1 << 15
 DEFAULT_MAX_BYTES = 1 << 30
 _GAP = 1 << 16  # bytes between two stored cases still read in one read
+_BLOCK = 1 << 24  # at most this many bytes per read
+
+
+def read_spans(starts: list[int], ends: list[int], gap: int, block: int) -> list[tuple[int, int]]:
+    """Records (sorted by offset) grouped into ranges ``[first, last)`` read with one read
+    each: records at most ``gap`` bytes apart, ranges of at most ``block`` bytes."""
+    spans: list[tuple[int, int]] = []
+    first = 0
+    for k in range(1, len(starts)):
+        if starts[k] - ends[k - 1] > gap or ends[k] - starts[first] > block:
+            spans.append((first, k))
+            first = k
+    if starts:
+        spans.append((first, len(starts)))
+    return spans
 
 
 class CaseStore:
@@ -184,21 +199,16 @@ class CaseStore:
     def _blobs(self, codes: npt.NDArray[np.int64]) -> list[memoryview]:
         """The stored bytes of each of ``codes``, read in as few reads as the file allows
         (cases stored together are read together)."""
-        starts, sizes = self._start[codes], self._size[codes]
-        order = np.argsort(starts, kind="stable")
-        ends = starts + sizes
-        # A new read where the next blob starts more than _GAP bytes after the last one ends.
-        breaks = np.flatnonzero(starts[order][1:] - ends[order][:-1] > _GAP) + 1
+        order = np.argsort(self._start[codes], kind="stable")
+        starts = self._start[codes][order].tolist()
+        ends = (self._start[codes] + self._size[codes])[order].tolist()
+        positions = order.tolist()
         blobs: list[memoryview] = [memoryview(b"")] * codes.size
-        for group in np.split(order, breaks):
-            if not group.size:
-                continue
-            base = int(starts[group[0]])
-            data = memoryview(os.pread(self._fd, int(ends[group].max()) - base, base))
-            for k, start, end in zip(
-                group.tolist(), starts[group].tolist(), ends[group].tolist(), strict=True
-            ):
-                blobs[k] = data[start - base : end - base]
+        for first, last in read_spans(starts, ends, _GAP, _BLOCK):
+            base = starts[first]
+            data = memoryview(os.pread(self._fd, ends[last - 1] - base, base))
+            for k in range(first, last):
+                blobs[positions[k]] = data[starts[k] - base : ends[k] - base]
         return blobs
 
     def close(self) -> None:

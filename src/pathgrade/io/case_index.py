@@ -23,7 +23,7 @@ import orjson
 
 from pathgrade.core.errors import InputError
 from pathgrade.core.types import Case
-from pathgrade.io.case_cache import CaseStore
+from pathgrade.io.case_cache import CaseStore, read_spans
 from pathgrade.io.cases import load_cases, parse_record
 from pathgrade.io.step_pool import StepPool
 
@@ -107,7 +107,7 @@ class CaseIndex:
             lines = self.lines[missing_positions].tolist()
             validated: list[Case] = []  # in the order of ``codes``
             with Path(self.path).open("rb") as handle:
-                for first, last in _spans(starts, ends):
+                for first, last in read_spans(starts, ends, _GAP, _BLOCK):
                     base = starts[first]
                     handle.seek(base)
                     block = handle.read(ends[last - 1] - base)
@@ -136,20 +136,6 @@ class CaseIndex:
 
 _GAP = 1 << 16  # bytes between two records still read in one block
 _BLOCK = 1 << 24  # at most this many bytes per block
-
-
-def _spans(starts: list[int], ends: list[int]) -> list[tuple[int, int]]:
-    """Records (sorted by offset) grouped into ranges ``[first, last)`` read with one read
-    each: records at most ``_GAP`` bytes apart, ranges of at most ``_BLOCK`` bytes."""
-    spans: list[tuple[int, int]] = []
-    first = 0
-    for k in range(1, len(starts)):
-        if starts[k] - ends[k - 1] > _GAP or ends[k] - starts[first] > _BLOCK:
-            spans.append((first, k))
-            first = k
-    if starts:
-        spans.append((first, len(starts)))
-    return spans
 
 
 class _Head(msgspec.Struct):
