@@ -103,11 +103,11 @@ def test_config_errors_name_file_and_field(tmp_path: Path) -> None:
 
 
 def test_config_discovery(tmp_path: Path) -> None:
-    assert load_config(cwd=tmp_path).penalties.missing == 25
-    write(tmp_path, "pyproject.toml", "[tool.pathgrade.penalties]\nmissing = 30\n")
-    assert load_config(cwd=tmp_path).penalties.missing == 30
-    write(tmp_path, "pathgrade.toml", "[penalties]\nmissing = 40\n")
-    assert load_config(cwd=tmp_path).penalties.missing == 40
+    assert load_config(cwd=tmp_path).penalties.missing_step == 25
+    write(tmp_path, "pyproject.toml", "[tool.pathgrade.penalties]\nmissing_step = 30\n")
+    assert load_config(cwd=tmp_path).penalties.missing_step == 30
+    write(tmp_path, "pathgrade.toml", "[penalties]\nmissing_step = 40\n")
+    assert load_config(cwd=tmp_path).penalties.missing_step == 40
 
 
 def test_loaded_tool_names_and_case_ids_are_shared_strings(tmp_path: Path) -> None:

@@ -59,16 +59,32 @@ class MatchingConfig(_Config):
 
 
 class Penalties(_Config):
-    """Points taken from 100 by ``path_score`` (floored at 0). Defaults as in docs/trajectory.md."""
+    """Points taken from 100 by ``path_score`` (floored at 0), one row per defect kind: each
+    field is named after the defect it prices (defaults as in docs/trajectory.md).
 
-    missing: float = Field(default=25.0, ge=0)
-    wasted: float = Field(default=10.0, ge=0)
+    ``path_score = max(0, 100 - sum(defect.penalty for defect in defects))``; every defect
+    takes its penalty from this table (:meth:`of`), nowhere else.
+    """
+
+    missing_step: float = Field(default=25.0, ge=0)
+    wasted_step: float = Field(default=10.0, ge=0)
     over_budget: float = Field(default=20.0, ge=0)
     out_of_order: float = Field(default=15.0, ge=0)
     unexpected_write: float = Field(default=25.0, ge=0)
     forbidden_action: float = Field(default=100.0, ge=0)
     missing_required_tool: float = Field(default=25.0, ge=0)
     unrecovered_error: float = Field(default=0.0, ge=0)
+
+    def of(self, kind: str) -> float:
+        """The penalty of one defect of ``kind`` (a defect kind name, e.g. ``missing_step``)."""
+        if kind not in PENALTY_KEYS:
+            raise KeyError(f"no penalty for defect kind {kind!r}; known: {', '.join(PENALTY_KEYS)}")
+        value: float = getattr(self, kind)
+        return value
+
+
+#: The defect kinds that carry a penalty: the keys of ``[penalties]``.
+PENALTY_KEYS: tuple[str, ...] = tuple(Penalties.model_fields)
 
 
 class Weights(_Config):

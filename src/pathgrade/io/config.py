@@ -5,7 +5,7 @@ directory; the ``[tool.pathgrade]`` table of ``pyproject.toml`` there; else the 
 The table mirrors :class:`~pathgrade.core.config.ScoringConfig`::
 
     [penalties]              # points taken from 100
-    missing = 25
+    missing_step = 25
     [budget]
     steps = 8
     [tool_kinds]
@@ -25,7 +25,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from pathgrade.core.config import ScoringConfig
+from pathgrade.core.config import PENALTY_KEYS, ScoringConfig
 from pathgrade.core.errors import ConfigError
 
 
@@ -37,6 +37,8 @@ def config_from_mapping(data: dict[str, Any], *, file: str | None = None) -> Sco
         first = error.errors()[0]
         where = ".".join(str(p) for p in first["loc"])
         message = "unknown key" if first["type"] == "extra_forbidden" else first["msg"]
+        if first["type"] == "extra_forbidden" and tuple(first["loc"][:1]) == ("penalties",):
+            message += f"; valid keys (the defect kinds): {', '.join(PENALTY_KEYS)}"
         raise ConfigError(message, file=file, field=where or None) from None
 
 

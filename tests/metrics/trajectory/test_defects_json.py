@@ -67,7 +67,7 @@ def test_defects_json_equals_the_objects(
         )
         runs.append(Run(case_id=f"c{k}", steps=tuple(agent)))
     _check(cases, runs)
-    _check(cases, runs, ScoringConfig(penalties=Penalties(missing=7, wasted=0.5)))
+    _check(cases, runs, ScoringConfig(penalties=Penalties(missing_step=7, wasted_step=0.5)))
 
 
 def test_one_run_with_every_kind_of_step_defect() -> None:

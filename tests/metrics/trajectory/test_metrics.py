@@ -186,7 +186,7 @@ def test_composite_weights_are_normalised() -> None:
 
 
 def test_custom_penalties() -> None:
-    config = ScoringConfig(penalties=Penalties(missing=40, out_of_order=0))
+    config = ScoringConfig(penalties=Penalties(missing_step=40, out_of_order=0))
     assert one(["a", "b", "c"], ["a", "c"], config).metrics["path_score"] == 60.0
 
 

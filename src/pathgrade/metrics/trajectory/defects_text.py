@@ -29,22 +29,24 @@ from pathgrade.metrics.trajectory.winners import WinnerBatch
 
 IntArray = npt.NDArray[np.int64]
 
-#: Entry kinds, in a run's list order after the position.
-MISSING, WASTED, UNEXPECTED, MADE = 0, 1, 2, 3
+#: Entry kinds, in a run's list order after the position (``WASTED_EARLY``: a wasted
+#: premature copy of a later call that the reference counts).
+MISSING, WASTED, UNEXPECTED, WASTED_EARLY, MADE = 0, 1, 2, 3, 4
 
-KIND_NAMES = ("missing_step", "wasted_step", "unexpected_write")
+KIND_NAMES = ("missing_step", "wasted_step", "unexpected_write", "wasted_step")
 
 
 def _heads(penalties: Penalties) -> pa.Array:
     """The text before the call's text, per kind (``MADE``: nothing)."""
-    missing = orjson.dumps(penalties.missing)
-    wasted = orjson.dumps(penalties.wasted)
+    missing = orjson.dumps(penalties.missing_step)
+    wasted = orjson.dumps(penalties.wasted_step)
     unexpected = orjson.dumps(penalties.unexpected_write)
     return text_array(
         [
             b'{"kind":"missing_step","penalty":%s,"detail":"reference step ' % missing,
             b'{"kind":"wasted_step","penalty":%s,"detail":"' % wasted,
             b'{"kind":"unexpected_write","penalty":%s,"detail":"' % unexpected,
+            b'{"kind":"wasted_step","penalty":%s,"detail":"' % wasted,
             b"",
         ]
     )
@@ -55,10 +57,11 @@ _MIDDLES = text_array(
         b' never happened","reference_step":',
         b' repeats an earlier call","agent_step":',
         b' is a write no reference step asked for","agent_step":',
+        b' is repeated later, where the reference counts it","agent_step":',
         b"",
     ]
 )
-_CLOSE = text_array([b"}", b"}", b"}", b""])
+_CLOSE = text_array([b"}", b"}", b"}", b"}", b""])
 
 
 def defects_json_column(

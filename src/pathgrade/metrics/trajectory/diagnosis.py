@@ -24,13 +24,18 @@ from pathgrade.metrics.trajectory.defects_text import (
     MISSING,
     UNEXPECTED,
     WASTED,
+    WASTED_EARLY,
     defects_json_column,
     order_defect,
     run_defects,
     total_order_texts,
 )
 from pathgrade.metrics.trajectory.encode import EncodedPaths
-from pathgrade.metrics.trajectory.pairs import STEP_UNEXPECTED_WRITE, STEP_WASTED
+from pathgrade.metrics.trajectory.pairs import (
+    STEP_UNEXPECTED_WRITE,
+    STEP_WASTED,
+    STEP_WASTED_EARLY,
+)
 from pathgrade.metrics.trajectory.winners import CLEAN_RUN, RunFacts, WinnerBatch
 
 IntArray = npt.NDArray[np.int64]
@@ -81,7 +86,11 @@ class Diagnoser:
         lengths = np.diff(self._agents.offsets)[batch.runs]
         counted = np.arange(batch.agent_status.shape[1]) < lengths[:, None]
         status = batch.agent_status
-        defective = (status == STEP_WASTED) | (status == STEP_UNEXPECTED_WRITE)
+        defective = (
+            (status == STEP_WASTED)
+            | (status == STEP_WASTED_EARLY)
+            | (status == STEP_UNEXPECTED_WRITE)
+        )
         flagged = (defective & counted).any(axis=1)
         flagged |= batch.ref_missing.any(axis=1) | batch.out_of_order
         self._flagged.append(flagged.tolist())
@@ -135,10 +144,13 @@ class Diagnoser:
             lengths = np.diff(agents.offsets)[batch.runs]
             counted = np.arange(batch.agent_status.shape[1]) < lengths[:, None]
             wasted = (batch.agent_status == STEP_WASTED) & counted
+            early = (batch.agent_status == STEP_WASTED_EARLY) & counted
             unexpected = (batch.agent_status == STEP_UNEXPECTED_WRITE) & counted
-            rows, cols = np.nonzero(wasted | unexpected)
+            rows, cols = np.nonzero(wasted | early | unexpected)
             at = batch.runs[rows]
-            step_kind = np.where(wasted[rows, cols], WASTED, UNEXPECTED)
+            step_kind = np.where(
+                wasted[rows, cols], WASTED, np.where(early[rows, cols], WASTED_EARLY, UNEXPECTED)
+            )
             columns.append((at, step_kind, cols, agents.calls[agents.offsets[at] + cols]))
         made_runs: list[int] = []
         made_texts: list[bytes] = []
@@ -281,7 +293,7 @@ class Diagnoser:
         out = [
             Defect(
                 "missing_step",
-                penalties.missing,
+                penalties.missing_step,
                 f"reference step {ref_text[i]} never happened",
                 reference_step=i,
             )
@@ -292,8 +304,17 @@ class Diagnoser:
                 out.append(
                     Defect(
                         "wasted_step",
-                        penalties.wasted,
+                        penalties.wasted_step,
                         f"{agent_text[j]} repeats an earlier call",
+                        agent_step=j,
+                    )
+                )
+            elif status == STEP_WASTED_EARLY:
+                out.append(
+                    Defect(
+                        "wasted_step",
+                        penalties.wasted_step,
+                        f"{agent_text[j]} is repeated later, where the reference counts it",
                         agent_step=j,
                     )
                 )

@@ -10,10 +10,12 @@ Definitions (``R`` = reference length, ``A`` = agent length, ``N = max(R, A)``):
 - ``missing`` = reference steps that no agent step matches (tool and arguments) in an
   optimal one-to-one matching that ignores order; ``extra`` = agent steps left unmatched.
 - An extra step is a ``unexpected_write`` when its tool is declared ``write``; otherwise it is
-  ``wasted`` when the agent made the same call (same tool and arguments) elsewhere in the path
-  and the earlier of the two did not fail (a retry after an error is not waste; when the
-  premature first call is the extra one, it is the wasted one); otherwise it is a plain extra
-  step (no penalty, but it lowers ``path_efficiency``).
+  ``wasted`` when it repeats a call (same tool and arguments) the agent made earlier and that
+  earlier call did not fail (a retry after an error is not waste), or when it is a premature
+  copy of a later identical call that a reference step matched (it did not fail itself);
+  otherwise it is a plain extra step (no penalty, but it lowers ``path_efficiency``). So of
+  ``n`` identical calls at most ``n - 1`` are wasted: the first of them is wasted only when a
+  later copy is the one the reference counts.
 - ``tool_matches`` = size of the multiset intersection of reference and agent tools.
 """
 
@@ -49,6 +51,8 @@ STEP_MATCHED = 0
 STEP_EXTRA = 1
 STEP_WASTED = 2
 STEP_UNEXPECTED_WRITE = 3
+#: Wasted, and made before a later identical call that a reference step matched.
+STEP_WASTED_EARLY = 4
 
 
 @dataclass(frozen=True)
@@ -162,23 +166,24 @@ def score_pairs(
     extra = agent_valid & (agent_partner < 0)
     ident = batch.agent_ident
     # Two identical calls are a repetition unless the earlier one failed (then the later is a
-    # retry); whichever of the two is the extra step is the wasted one.
-    # Steps j and j + gap, batch axis last (long contiguous rows).
+    # retry). An extra call is wasted when a sound earlier twin exists, or when a later twin is
+    # the matched one (the premature copy is the extra). Steps j and j + gap, batch axis last.
     ident_t, sound_t = np.ascontiguousarray(ident.T), ~agent_error.T
+    matched_t = np.ascontiguousarray((agent_partner >= 0).T)
     earlier_t = np.zeros((width_a, n_pairs), dtype=np.bool_)  # a sound earlier twin
-    later_t = np.zeros((width_a, n_pairs), dtype=np.bool_)  # any later twin
+    later_t = np.zeros((width_a, n_pairs), dtype=np.bool_)  # a later twin that is matched
     same_t = np.empty((width_a, n_pairs), dtype=np.bool_)
     for gap in range(1, width_a):
         same = same_t[gap:]
         np.equal(ident_t[gap:], ident_t[:-gap], out=same)
-        later_t[:-gap] |= same
+        later_t[:-gap] |= same & matched_t[gap:]
         same &= sound_t[:-gap]
         earlier_t[gap:] |= same
-    twin_later = later_t.T
-    repeated = earlier_t.T | (twin_later & ~agent_error)
+    twin_earlier, twin_later = earlier_t.T, later_t.T
     status = np.full((n_pairs, width_a), STEP_MATCHED, dtype=np.int64)
     status[extra] = STEP_EXTRA
-    status[extra & repeated] = STEP_WASTED
+    status[extra & twin_later & ~agent_error] = STEP_WASTED_EARLY
+    status[extra & twin_earlier] = STEP_WASTED
     status[extra & agent_write] = STEP_UNEXPECTED_WRITE
     premature = np.zeros_like(extra)
     candidates = np.flatnonzero((extra & twin_later).any(axis=1) & (order != ORDER_NONE))
@@ -203,7 +208,7 @@ def score_pairs(
         executed=executed,
         missing=ref_len - executed,
         out_of_order=out_of_order,
-        wasted=(status == STEP_WASTED).sum(axis=1),
+        wasted=((status == STEP_WASTED) | (status == STEP_WASTED_EARLY)).sum(axis=1),
         unexpected_writes=(status == STEP_UNEXPECTED_WRITE).sum(axis=1),
         ref_missing=ref_valid & (ref_partner < 0),
         agent_status=status,

@@ -176,8 +176,8 @@ def score_trajectories(
         path_score = np.maximum(
             0.0,
             100.0
-            - penalties.missing * scores.missing
-            - penalties.wasted * scores.wasted
+            - penalties.missing_step * scores.missing
+            - penalties.wasted_step * scores.wasted
             - penalties.out_of_order * scores.out_of_order
             - penalties.unexpected_write * scores.unexpected_writes
             - penalties.missing_required_tool * required_pen
