@@ -156,3 +156,16 @@ def test_bad_retrieved_items_name_the_item(
     with pytest.raises(InputError) as info:
         load_runs(path)
     assert info.value.field == field and fragment in str(info.value)
+
+
+def test_penalty_keys_are_the_defect_kinds(tmp_path: Path) -> None:
+    path = write(tmp_path, "pathgrade.toml", "[penalties]\nwasted = 3\n")
+    with pytest.raises(InputError) as info:
+        load_config(path)
+    message = str(info.value)
+    assert info.value.field == "penalties.wasted"
+    for kind in ("missing_step", "wasted_step", "out_of_order", "unrecovered_error"):
+        assert kind in message
+    good = write(tmp_path, "good.toml", "[penalties]\nwasted_step = 3\nmissing_step = 7\n")
+    penalties = load_config(good).penalties
+    assert (penalties.of("wasted_step"), penalties.of("missing_step")) == (3, 7)
