@@ -19,7 +19,7 @@ from pathgrade.core.errors import InputError
 from pathgrade.gates import GateSet, evaluate_gates
 from pathgrade.report.html import CaseChange, McNemarTable, ReportData, SummaryRow
 from pathgrade.stats.bootstrap import bootstrap_mean_ci
-from pathgrade.stats.compare import LOWER_IS_BETTER, Comparison, compare_records
+from pathgrade.stats.compare import Comparison, compare_records, metric_direction
 from pathgrade.stats.records import MissingMetricError, case_values, metric_names, run_values
 from pathgrade.store import RunStore, resolve_results
 
@@ -67,13 +67,15 @@ def _summary_rows(
         values = run_values(records, name).values
         defined = values[~np.isnan(values)]
         undefined = int(values.size - defined.size)
-        higher = name not in LOWER_IS_BETTER
+        direction = metric_direction(name)
         if defined.size == 0:
-            rows.append(SummaryRow(name, None, None, None, 0, undefined, higher))
+            rows.append(SummaryRow(name, None, None, None, 0, undefined, direction))
             continue
         ci = bootstrap_mean_ci(defined, resamples=resamples, confidence=confidence, rng=seed)
         mean = float(defined.mean())
-        rows.append(SummaryRow(name, mean, ci.low, ci.high, int(defined.size), undefined, higher))
+        rows.append(
+            SummaryRow(name, mean, ci.low, ci.high, int(defined.size), undefined, direction)
+        )
     return rows
 
 
@@ -139,7 +141,7 @@ def _changes(
         for k in v
         if k in b and not (math.isnan(b[k]) or math.isnan(v[k])) and v[k] != b[k]
     ]
-    higher = metric not in LOWER_IS_BETTER
+    higher = metric_direction(metric) != "lower"  # CHANGE_METRICS are all higher-is-better
     better = sorted((c for c in changes if (c.diff > 0) == higher), key=lambda c: -abs(c.diff))
     worse = sorted((c for c in changes if (c.diff > 0) != higher), key=lambda c: -abs(c.diff))
     return metric, better[:limit], worse[:limit]

@@ -90,3 +90,51 @@ def test_bad_input_exits_2(
     other = write(tmp_path / "other.jsonl", [record("zz", True, 1.0, 1.0)])
     assert main(["compare", str(files[0]), str(other)]) == 2
     assert "no case_id in common" in capsys.readouterr().err
+
+
+def _count_record(case_id: str, value: int) -> dict[str, Any]:
+    metrics = {
+        "dangerous_false_positives": value,
+        "forbidden_action_count": value,
+        "redundant_steps": value,
+        "missing_steps": value,
+        "path_score": 100.0 - 10 * value,
+    }
+    defects = [{"kind": "missing_step", "penalty": 25.0, "detail": "x"}] * value
+    usage = {"latency_ms": 100.0 + 50 * value}
+    return {"case_id": case_id, "trial": 0, "metrics": metrics, "defects": defects, "usage": usage}
+
+
+LOWER = (
+    "dangerous_false_positives",
+    "forbidden_action_count",
+    "redundant_steps",
+    "missing_steps",
+    "usage.latency_ms",
+    "defects.missing_step",
+)
+
+
+def test_a_rise_in_a_lower_is_better_count_is_regressed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # 12 cases; every lower-is-better count rises by 1 or 2 (path_score falls by 10 or 20):
+    # all paired diffs share a sign, so the CI excludes 0 and p ~ 0.0005-0.002 per metric,
+    # below 0.05 after Holm over 7 metrics.
+    base = write(tmp_path / "b.jsonl", [_count_record(f"c{i}", i % 2) for i in range(12)])
+    worse = write(tmp_path / "w.jsonl", [_count_record(f"c{i}", i % 2 + 1 + i % 3 // 2)
+                                         for i in range(12)])  # fmt: skip
+    measures = [arg for name in (*LOWER, "path_score") for arg in ("-m", name)]
+    doc = run_json(capsys, str(base), str(worse), "--resamples", "500", *measures)
+    for name in LOWER:
+        assert doc["metrics"][name]["diff"] > 0
+        assert doc["metrics"][name]["direction"] == "lower"
+        assert doc["metrics"][name]["verdict"] == "regressed", name
+    assert doc["metrics"]["path_score"]["verdict"] == "regressed"
+    back = run_json(capsys, str(worse), str(base), "--resamples", "500", *measures)
+    assert {back["metrics"][n]["verdict"] for n in (*LOWER, "path_score")} == {"improved"}
+    assert main(["compare", str(base), str(worse), "--resamples", "200", *measures]) == 0
+    rows = [line for line in capsys.readouterr().out.splitlines() if "│" in line]
+    shown = [line for line in rows if any(f" {name} " in line for name in LOWER)]
+    assert len(shown) == len(LOWER)
+    assert all("regressed" in line and " lower " in line for line in shown)

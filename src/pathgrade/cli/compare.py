@@ -43,17 +43,19 @@ def render_comparison(console: Console, result: Comparison, baseline: Path, vari
     level = round(result.confidence * 100)
     table = Table(title=f"{baseline} -> {variant}: {result.paired_cases} paired cases")
     table.add_column("metric", no_wrap=True)
+    table.add_column("better")
     for column in ("n", "baseline", "variant", "diff", f"{level}% CI"):
         table.add_column(column, justify="right")
     table.add_column("test")
     table.add_column("p (Holm)", justify="right")
     table.add_column("verdict", no_wrap=True)
-    colours = {"improved": "green", "regressed": "red"}
+    colours = {"improved": "green", "regressed": "red", "changed": "yellow"}
     for name, m in result.metrics.items():
         verdict = m.verdict
         colour = colours.get(verdict)
         table.add_row(
             escape(name),
+            m.direction if m.direction != "neither" else "-",
             str(m.n) + (f" (+{m.undefined} undef.)" if m.undefined else ""),
             _fmt(m.baseline),
             _fmt(m.variant),
@@ -77,7 +79,8 @@ def render_comparison(console: Console, result: Comparison, baseline: Path, vari
     console.print(
         f"diff = variant - baseline over paired cases; CI: paired bootstrap ({result.ci_method},"
         f" {result.resamples} resamples, seed {result.seed}). An interval that spans 0 means"
-        " the data cannot tell the two apart.",
+        " the data cannot tell the two apart. improved/regressed follow each metric's better"
+        " direction (docs/catalogue.md); changed: a difference in a metric without one.",
         markup=False,
     )
 

@@ -1,12 +1,16 @@
-"""One explicit table of metrics: what each is called, its direction, its parameters.
+"""One explicit table of computable metrics: their cut-off and parameters.
 
-Built-in metrics are rows of :data:`BUILTIN`; a duplicate name (or alias) is an error. Plug-ins
-register through the entry-point group ``pathgrade.metrics``: each entry point loads to a
-:class:`MetricInfo` or an iterable of them. Plug-ins are loaded lazily, the first time a name is
-not found among the built-ins (or when :meth:`Registry.names` is asked for everything).
+Built-in metrics are rows of :data:`BUILTIN`; a duplicate name (or alias) is an error. A
+built-in row holds only what computing the metric needs (cut-off, parameters, the trec_eval
+measure it equals); its layer, direction, summary and aliases are read from its row of the
+metric catalogue (:mod:`pathgrade.metrics.catalogue`), the one place they are written.
+Plug-ins register through the entry-point group ``pathgrade.metrics``: each entry point loads
+to a :class:`MetricInfo` (which then carries its own direction) or an iterable of them.
+Plug-ins are loaded lazily, the first time a name is not found among the built-ins (or when
+:meth:`Registry.names` is asked for everything).
 
 :func:`resolve` checks a spec against its row (known name, cut-off allowed, known parameters
-with allowed values) and returns it with ``higher_is_better`` filled in; the printed form is
+with allowed values) and returns it with ``direction`` filled in; the printed form is
 unchanged.
 """
 
@@ -18,7 +22,8 @@ from importlib.metadata import entry_points
 from typing import Literal
 
 from pathgrade.core.errors import InputError
-from pathgrade.metrics.spec import UNDEFINED_POLICIES, MetricSpec, as_spec
+from pathgrade.metrics import catalogue
+from pathgrade.metrics.spec import UNDEFINED_POLICIES, Direction, MetricSpec, as_spec
 
 ENTRY_POINT_GROUP = "pathgrade.metrics"
 Cutoff = Literal["optional", "required", "none"]
@@ -58,16 +63,21 @@ _UNDEFINED = ParamDef(
 
 @dataclass(frozen=True, slots=True)
 class MetricInfo:
-    """One row of the registry."""
+    """One row of the registry (``direction``: ``higher``, ``lower`` or ``neither``)."""
 
     name: str
     layer: str
-    higher_is_better: bool
+    direction: Direction
     summary: str
     cutoff: Cutoff = "optional"
     params: tuple[ParamDef, ...] = ()
     aliases: tuple[str, ...] = ()
     trec_eval: str = ""
+
+    @property
+    def higher_is_better(self) -> bool:
+        """True when higher is better."""
+        return self.direction == "higher"
 
     def param(self, key: str) -> ParamDef:
         """The definition of parameter ``key`` (``undefined`` is allowed everywhere)."""
@@ -99,34 +109,33 @@ _NO_GOLD = _p(
     "no_gold", "skip", "skip", "zero", "unanswerable", "error", doc="queries with no gold"
 )
 _GAIN = _p("gain", "exp", "exp", "linear", doc="exp: 2**g - 1; linear: g")
-_R = "retrieval"
 
-#: The built-in metrics. Add a row to add a metric; a duplicate name is an error.
+
+def _builtin(name: str, cutoff: Cutoff, params: tuple[ParamDef, ...], trec_eval: str) -> MetricInfo:
+    """A built-in row: layer, direction, summary and aliases from the catalogue."""
+    row = catalogue.row(name)
+    return MetricInfo(
+        row.name, row.layer, row.direction, row.definition, cutoff, params, row.aliases, trec_eval
+    )
+
+
+_DENOMINATOR = _p("denominator", "min", "min", "gold", doc="min(|G|, K) or |G|")
+
+#: The built-in metrics. Add a row to add a metric (and its row to the catalogue); a duplicate
+#: name is an error.
 BUILTIN: tuple[MetricInfo, ...] = (
-    MetricInfo("precision", _R, True, "relevant in the top K / K", "optional",
-               (_REL, _NO_GOLD), ("P",), "P_K (set_P without K)"),
-    MetricInfo("recall", _R, True, "relevant in the top K / |G|", "optional",
-               (_REL, _NO_GOLD), ("R",), "recall_K (set_recall without K)"),
-    MetricInfo("hit_rate", _R, True, "1 if a relevant document is in the top K", "optional",
-               (_REL, _NO_GOLD), ("success", "hit"), "success_K"),
-    MetricInfo("mrr", _R, True, "1 / rank of the first relevant document within K", "optional",
-               (_REL, _NO_GOLD), ("recip_rank",), "recip_rank (without K)"),
-    MetricInfo("ap", _R, True, "average precision over the top K", "optional",
-               (_REL, _NO_GOLD,
-                _p("denominator", "min", "min", "gold", doc="min(|G|, K) or |G|")),
-               (), "map_cut_K with denominator=gold; map without K"),
-    MetricInfo("map", _R, True, "average precision over the whole ranking, / |G|", "none",
-               (_REL, _NO_GOLD), (), "map"),
-    MetricInfo("dcg", _R, True, "discounted cumulative gain of the top K", "optional",
-               (_GAIN, _NO_GOLD), (), "(no trec_eval equivalent printed by default)"),
-    MetricInfo("ndcg", _R, True, "DCG / ideal DCG of the top K", "optional",
-               (_GAIN, _NO_GOLD), (), "ndcg_cut_K (ndcg without K) with gain=linear"),
-    MetricInfo("num_rel", _R, True, "number of relevant documents |G|", "none",
-               (_REL, _NO_GOLD), (), "num_rel"),
-    MetricInfo("num_rel_ret", _R, True, "relevant documents retrieved (within K)", "optional",
-               (_REL, _NO_GOLD), (), "num_rel_ret"),
-    MetricInfo("num_ret", _R, True, "documents retrieved (within K)", "optional",
-               (_NO_GOLD,), (), "num_ret"),
+    _builtin("precision", "optional", (_REL, _NO_GOLD), "P_K (set_P without K)"),
+    _builtin("recall", "optional", (_REL, _NO_GOLD), "recall_K (set_recall without K)"),
+    _builtin("hit_rate", "optional", (_REL, _NO_GOLD), "success_K"),
+    _builtin("mrr", "optional", (_REL, _NO_GOLD), "recip_rank (without K)"),
+    _builtin("ap", "optional", (_REL, _NO_GOLD, _DENOMINATOR),
+             "map_cut_K with denominator=gold; map without K"),
+    _builtin("map", "none", (_REL, _NO_GOLD), "map"),
+    _builtin("dcg", "optional", (_GAIN, _NO_GOLD), "(no trec_eval equivalent printed by default)"),
+    _builtin("ndcg", "optional", (_GAIN, _NO_GOLD), "ndcg_cut_K (ndcg without K) with gain=linear"),
+    _builtin("num_rel", "none", (_REL, _NO_GOLD), "num_rel"),
+    _builtin("num_rel_ret", "optional", (_REL, _NO_GOLD), "num_rel_ret"),
+    _builtin("num_ret", "optional", (_NO_GOLD,), "num_ret"),
 )  # fmt: skip
 
 
@@ -185,7 +194,7 @@ class Registry:
         return iter(sorted(seen.values(), key=lambda r: r.name))
 
     def resolve(self, spec: str | MetricSpec, layer: str | None = None) -> MetricSpec:
-        """Check ``spec`` against its row; return it with ``higher_is_better`` filled in."""
+        """Check ``spec`` against its row; return it with ``direction`` filled in."""
         spec = as_spec(spec)
         row = self.get(spec.name)
         if layer is not None and row.layer != layer:
@@ -199,7 +208,7 @@ class Registry:
             raise InputError(f"metric {row.name!r} needs a cut-off, e.g. {row.name}@10")
         for key, value in spec.params:
             row.param(key).check(str(spec), value)
-        return replace(spec, higher_is_better=row.higher_is_better)
+        return replace(spec, direction=row.direction)
 
 
 #: The process-wide registry of built-in metrics (plug-ins added lazily).

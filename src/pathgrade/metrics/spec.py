@@ -16,8 +16,9 @@ The grammar is ``name [@k] [(key=value, ...)]``: ``name`` is an identifier (lett
 bare token (letters, digits, ``_ . - + :``). Whitespace around tokens is ignored; parameters
 are printed sorted by key, separated by ``,`` with no spaces. Nothing is ever evaluated.
 
-Whether higher is better comes from the metric's registry entry
-(:func:`pathgrade.metrics.registry.resolve` fills it in); the undefined policy is the
+Whether higher or lower is better comes from the metric's catalogue row
+(:mod:`pathgrade.metrics.catalogue`; :func:`pathgrade.metrics.registry.resolve` fills it in);
+the undefined policy is the
 ``undefined`` parameter (``nan``: excluded from means and counted, the default; ``zero``;
 ``error``), so it is part of the printed form when it is not the default.
 """
@@ -33,6 +34,8 @@ from pathgrade.core.errors import InputError
 
 UndefinedPolicy = Literal["nan", "zero", "error"]
 UNDEFINED_POLICIES: tuple[UndefinedPolicy, ...] = ("nan", "zero", "error")
+#: Which way is better: ``higher``, ``lower``, or ``neither`` (no direction means anything).
+Direction = Literal["higher", "lower", "neither"]
 
 _NAME = r"[A-Za-z_][A-Za-z0-9_\-]*"
 _VALUE = r"[A-Za-z0-9_.\-+:]+"
@@ -47,14 +50,14 @@ class MetricSpec:
     """One metric as requested: ``name``, cut-off ``k`` (None: the whole list), ``params``.
 
     ``params`` is a tuple of ``(key, value)`` string pairs sorted by key, so two specs that
-    print the same are equal and hash the same. ``higher_is_better`` does not take part in
-    equality: it is a property of the metric, filled in by the registry.
+    print the same are equal and hash the same. ``direction`` does not take part in equality:
+    it is a property of the metric, filled in from the catalogue by the registry.
     """
 
     name: str
     k: int | None = None
     params: tuple[tuple[str, str], ...] = ()
-    higher_is_better: bool = field(default=True, compare=False)
+    direction: Direction = field(default="higher", compare=False)
 
     def __post_init__(self) -> None:
         if not re.fullmatch(_NAME, self.name):
@@ -88,6 +91,11 @@ class MetricSpec:
             if name == key:
                 return value
         return default
+
+    @property
+    def higher_is_better(self) -> bool:
+        """True when higher is better (``direction == "higher"``)."""
+        return self.direction == "higher"
 
     @property
     def param_dict(self) -> dict[str, str]:

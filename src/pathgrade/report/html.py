@@ -38,7 +38,8 @@ _SCRIPT_ESCAPES = {
 
 @dataclass(frozen=True)
 class SummaryRow:
-    """One metric of the summary: mean over defined values, its interval, counts."""
+    """One metric of the summary: mean over defined values, its interval, counts, and which
+    way is better (``higher``, ``lower`` or ``neither``, from the metric catalogue)."""
 
     metric: str
     mean: float | None
@@ -46,7 +47,7 @@ class SummaryRow:
     high: float | None
     n: int
     undefined: int
-    higher_is_better: bool
+    direction: str
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ from rich.table import Table
 from rich.text import Text
 
 from pathgrade.core.results import ScoreResult
+from pathgrade.metrics import catalogue
 
 _RUN_COLUMNS = (
     ("path_score", "path"),
@@ -56,17 +57,26 @@ def render_runs(console: Console, result: ScoreResult, limit: int) -> None:
         )
 
 
+def _better(name: str) -> Text:
+    """Which way is better, from the metric catalogue (``?`` for a name it does not know)."""
+    row = catalogue.find(name)
+    if row is None:
+        return Text("?", style="dim")
+    return Text(row.direction if row.direction != "neither" else "-")
+
+
 def render_summary(console: Console, summary: Mapping[str, Any]) -> None:
-    """Mean of each metric, with the number of runs that left it undefined."""
+    """Mean of each metric, which way is better, and how many runs left it undefined."""
     table = Table(title=f"Summary over {summary.get('runs', 0)} runs")
     table.add_column("metric")
     table.add_column("mean", justify="right")
+    table.add_column("better")
     table.add_column("undefined", justify="right")
     undefined = summary.get("undefined", {})
     for name, value in summary.items():
         if name in ("runs", "undefined") or isinstance(value, dict | list):
             continue
-        table.add_row(Text(name), _cell(value), Text(str(undefined.get(name, 0))))
+        table.add_row(Text(name), _cell(value), _better(name), Text(str(undefined.get(name, 0))))
     console.print(table)
     for key in ("pass@k", "pass^k"):
         values = summary.get(key)

@@ -14,7 +14,10 @@ counted (``undefined``). Per metric:
   (``p_permutation``);
 * ``p_holm``: Holm-adjusted over all metrics compared;
 * ``verdict``: ``improved`` / ``regressed`` when the interval excludes 0 *and*
-  ``p_holm < 1 - confidence``, in the metric's better direction; otherwise
+  ``p_holm < 1 - confidence``, in the metric's better direction (its row of
+  :mod:`pathgrade.metrics.catalogue`: a rise in a lower-is-better count such as
+  ``missing_steps`` is ``regressed``); ``changed`` for such a difference in a metric with no
+  better direction (``neither``, or a name the catalogue does not know); otherwise
   ``no detectable difference`` (the data cannot tell); ``no paired data`` when no pair is
   defined.
 """
@@ -23,12 +26,14 @@ from __future__ import annotations
 
 import math
 import zlib
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 
+from pathgrade.metrics import catalogue
+from pathgrade.metrics.spec import Direction
 from pathgrade.stats.bootstrap import CIMethod, bootstrap_mean_ci
 from pathgrade.stats.holm import holm
 from pathgrade.stats.paired import (
@@ -39,27 +44,20 @@ from pathgrade.stats.paired import (
 )
 from pathgrade.stats.records import case_values, metric_names
 
-__all__ = ["LOWER_IS_BETTER", "Comparison", "MetricComparison", "compare_records"]
-
-#: Built-in metrics where lower is better (everything else: higher is better).
-LOWER_IS_BETTER: frozenset[str] = frozenset(
-    {
-        "forbidden_action_count",
-        "redundant_steps",
-        "missing_steps",
-        "out_of_order",
-        "over_budget",
-        "usage.steps",
-        "usage.tokens",
-        "usage.cost",
-        "usage.latency_ms",
-    }
-)
+__all__ = ["Comparison", "MetricComparison", "compare_records", "metric_direction"]
 
 IMPROVED = "improved"
 REGRESSED = "regressed"
+CHANGED = "changed"
 NO_DIFFERENCE = "no detectable difference"
 NO_DATA = "no paired data"
+
+
+def metric_direction(name: str) -> Direction:
+    """The catalogue's direction of ``name``; ``neither`` for a name it does not know (a
+    plug-in or a custom key): pathgrade never guesses which way such a metric is better."""
+    found = catalogue.find(name)
+    return found.direction if found is not None else "neither"
 
 
 def _json_float(value: float) -> float | None:
@@ -68,10 +66,10 @@ def _json_float(value: float) -> float | None:
 
 @dataclass(frozen=True)
 class MetricComparison:
-    """The comparison of one metric over the paired cases."""
+    """The comparison of one metric over the paired cases (``direction`` from the catalogue)."""
 
     name: str
-    higher_is_better: bool
+    direction: Direction
     n: int
     undefined: int
     baseline: float
@@ -85,6 +83,11 @@ class MetricComparison:
     discordant: tuple[int, int] | None = None
     p_holm: float = float("nan")
     verdict: str = NO_DATA
+
+    @property
+    def higher_is_better(self) -> bool | None:
+        """True / False for a higher- / lower-is-better metric, None without a direction."""
+        return None if self.direction == "neither" else self.direction == "higher"
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready: ``nan`` becomes ``null``."""
@@ -100,6 +103,7 @@ class MetricComparison:
             "effect_size": _json_float(self.effect_size),
             "n": self.n,
             "undefined": self.undefined,
+            "direction": self.direction,
             "higher_is_better": self.higher_is_better,
         }
         if self.p_permutation is not None:
@@ -148,7 +152,7 @@ def _compare_metric(
     variant: Sequence[Mapping[str, Any]],
     paired: list[str],
     *,
-    higher_is_better: bool,
+    direction: Direction,
     resamples: int,
     confidence: float,
     ci_method: CIMethod,
@@ -164,7 +168,7 @@ def _compare_metric(
     nan = float("nan")
     if n == 0:
         return MetricComparison(
-            name, higher_is_better, 0, undefined, nan, nan, nan, (nan, nan), nan, None, nan
+            name, direction, 0, undefined, nan, nan, nan, (nan, nan), nan, None, nan
         )
     b, v = b[ok], v[ok]
     d = v - b
@@ -174,7 +178,7 @@ def _compare_metric(
     one_trial = all(base.trials[c] == 1 and var.trials[c] == 1 for c in kept)
     common = MetricComparison(
         name=name,
-        higher_is_better=higher_is_better,
+        direction=direction,
         n=n,
         undefined=undefined,
         baseline=float(b.mean()),
@@ -208,7 +212,9 @@ def _verdict(m: MetricComparison, p_holm: float, alpha: float) -> str:
     low, high = m.ci
     if math.isnan(p_holm) or p_holm >= alpha or low <= 0.0 <= high:
         return NO_DIFFERENCE
-    better = (m.diff > 0) == m.higher_is_better
+    if m.direction == "neither":
+        return CHANGED
+    better = (m.diff > 0) == (m.direction == "higher")
     return IMPROVED if better else REGRESSED
 
 
@@ -221,7 +227,6 @@ def compare_records(
     confidence: float = 0.95,
     ci_method: CIMethod = "percentile",
     seed: int = 0,
-    lower_is_better: Collection[str] = LOWER_IS_BETTER,
 ) -> Comparison:
     """Compare two sets of result records paired by ``case_id``.
 
@@ -234,7 +239,8 @@ def compare_records(
         confidence: interval level; the verdict's significance level is ``1 - confidence``.
         ci_method: ``"percentile"`` or ``"bca"``.
         seed: the seed every random stream is derived from (one stream per metric).
-        lower_is_better: metric names where a decrease is an improvement.
+
+    Each metric's better direction is its catalogue row's (:func:`metric_direction`).
 
     Raises:
         ValueError: no case in common.
@@ -259,7 +265,7 @@ def compare_records(
             baseline,
             variant,
             paired,
-            higher_is_better=name not in lower_is_better,
+            direction=metric_direction(name),
             resamples=resamples,
             confidence=confidence,
             ci_method=ci_method,

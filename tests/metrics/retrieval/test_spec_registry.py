@@ -61,10 +61,10 @@ def test_resolve_fills_direction_and_checks_params() -> None:
 
 
 def test_duplicate_names_are_an_error() -> None:
-    row = MetricInfo("x", "test", True, "a metric")
+    row = MetricInfo("x", "test", "higher", "a metric")
     registry = Registry([row], plugins=False)
     with pytest.raises(ValueError, match="registered twice"):
-        registry.add(MetricInfo("y", "test", True, "another", aliases=("x",)))
+        registry.add(MetricInfo("y", "test", "higher", "another", aliases=("x",)))
     names = [r.name for r in BUILTIN] + [a for r in BUILTIN for a in r.aliases]
     assert len(names) == len(set(names))
 

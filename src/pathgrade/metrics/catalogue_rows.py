@@ -1,0 +1,376 @@
+"""The rows of the metric catalogue (:mod:`pathgrade.metrics.catalogue` looks them up).
+
+One :class:`MetricRow` per emitted metric name, grouped by layer; within a layer, in the order
+the layer emits them (the trajectory rows are the order of the per-run record). Add a row
+here to add a metric; the catalogue rejects a duplicate name, and a test fails on any name
+that scoring emits without a row.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Literal
+
+from pathgrade.core.results import MetricKind
+from pathgrade.metrics.spec import Direction, UndefinedPolicy
+
+Kind = Literal["binary", "count", "proportion", "score", "quantity"]
+Layer = Literal[
+    "trajectory", "retrieval", "tool", "answer", "abstention", "trials", "usage", "defects", "judge"
+]
+
+INF = math.inf
+_KIND_RANGE: dict[str, tuple[float, float]] = {
+    "binary": (0.0, 1.0),
+    "count": (0.0, INF),
+    "proportion": (0.0, 1.0),
+    "quantity": (0.0, INF),
+}
+#: How a value of each kind is typed in JSON (:func:`pathgrade.core.results.json_value`):
+#: binary as ``bool``, count as ``int``, proportion as a ``rate`` number, the rest as numbers.
+JSON_KINDS: Mapping[Kind, MetricKind] = {
+    "binary": "bool",
+    "count": "count",
+    "proportion": "rate",
+    "score": "score",
+    "quantity": "score",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class MetricRow:
+    """One metric: what it is called, where it comes from, and how to read its value.
+
+    Attributes:
+        name: the emitted name; for a family, its pattern spelled ``rubric.<dimension>``.
+        layer: the layer that emits it.
+        direction: ``higher`` or ``lower`` is better; ``neither`` where no direction means
+            anything (a property of the gold, a correlation whose ideal is 0).
+        kind: ``binary`` (0/1), ``count`` (a non-negative integer), ``proportion`` (a ratio
+            in [0, 1]), ``score`` (a number on its own scale), ``quantity`` (a measured
+            amount in ``unit``).
+        definition: the one-line definition.
+        undefined_when: when the value is undefined (empty: whenever its layer does not apply).
+        unit: what one unit of the value is (empty: dimensionless).
+        bounds: the range ``(lo, hi)`` (``hi`` may be ``inf``, ``lo`` ``-inf``); by default
+            [0, 1] for binary and proportion, [0, inf) for count and quantity; a ``score``
+            must give its own.
+        aliases: other accepted spellings (retrieval: ``P`` for ``precision``).
+        pattern: for a family, the regular expression its names match in full.
+        undefined: what an undefined value becomes; ``nan`` = ``null`` in JSON, excluded from
+            every mean and counted (``undefined`` in summaries and comparisons).
+    """
+
+    name: str
+    layer: Layer
+    direction: Direction
+    kind: Kind
+    definition: str
+    undefined_when: str = ""
+    unit: str = ""
+    bounds: tuple[float, float] | None = None
+    aliases: tuple[str, ...] = ()
+    pattern: str = ""
+    undefined: UndefinedPolicy = "nan"
+
+    @property
+    def range(self) -> tuple[float, float]:
+        """``(lo, hi)``: ``bounds``, else the kind's default."""
+        if self.bounds is not None:
+            return self.bounds
+        if self.kind not in _KIND_RANGE:
+            raise ValueError(f"catalogue row {self.name!r}: a score needs explicit bounds")
+        return _KIND_RANGE[self.kind]
+
+    @property
+    def lo(self) -> float:
+        return self.range[0]
+
+    @property
+    def hi(self) -> float:
+        return self.range[1]
+
+    @property
+    def parameterised(self) -> bool:
+        """Takes ``@k`` and ``(key=value)`` parameters (the retrieval metrics)."""
+        return self.layer == "retrieval"
+
+    @property
+    def higher_is_better(self) -> bool:
+        """True when higher is better (False for ``lower`` and ``neither``)."""
+        return self.direction == "higher"
+
+    @property
+    def json_kind(self) -> MetricKind:
+        """How a value is typed in JSON (:data:`JSON_KINDS`)."""
+        return JSON_KINDS[self.kind]
+
+
+_H: Direction = "higher"
+_L: Direction = "lower"
+_N: Direction = "neither"
+_NO_REF = "the case has no reference path"
+
+_TRAJECTORY = (
+    MetricRow("tool_accuracy", "trajectory", _H, "proportion",
+            "aligned pairs whose tool matches / max(len(reference), len(agent)); 1 when both"
+            " paths are empty", _NO_REF),
+    MetricRow("argument_accuracy", "trajectory", _H, "proportion",
+            "aligned pairs whose tool and arguments match / max(len(reference), len(agent))",
+            _NO_REF),
+    MetricRow("step_order_accuracy", "trajectory", _H, "proportion",
+            "1 - Levenshtein(reference tools, agent tools) / max(len(reference), len(agent))",
+            _NO_REF),
+    MetricRow("path_efficiency", "trajectory", _H, "proportion",
+            "min(1, len(reference) / len(agent)); 0 when only the agent's path is empty",
+            _NO_REF),
+    MetricRow("goal_success", "trajectory", _H, "binary",
+            "the run's success; else its answer matched against gold_answer",
+            "the run has no success and the case no gold_answer"),
+    MetricRow("composite", "trajectory", _H, "proportion",
+            "weighted mean of tool, argument and step-order accuracy and path efficiency"
+            " (weights / their sum)", _NO_REF),
+    MetricRow("path_score", "trajectory", _H, "score",
+            "max(0, 100 - sum of the run's defect penalties)", _NO_REF, "points", (0.0, 100.0)),
+    MetricRow("tool_precision", "trajectory", _H, "proportion",
+            "size of the multiset intersection of reference and agent tools / len(agent)",
+            "no reference path, or the agent called nothing (1 when both paths are empty)"),
+    MetricRow("tool_recall", "trajectory", _H, "proportion",
+            "size of the multiset intersection of reference and agent tools / len(reference)",
+            "no reference path, or it is empty (1 when both paths are empty)"),
+    MetricRow("tool_f1", "trajectory", _H, "proportion",
+            "2 * multiset intersection / (len(reference) + len(agent)); 1 when both empty",
+            _NO_REF),
+    MetricRow("required_tool_coverage", "trajectory", _H, "proportion",
+            "required tools called at least once / required tools", "no tool is required"),
+    MetricRow("forbidden_action_count", "trajectory", _L, "count",
+            "agent steps whose tool is forbidden or that match a forbidden_actions entry",
+            unit="steps"),
+    MetricRow("redundant_steps", "trajectory", _L, "count",
+            "extra steps repeating an earlier successful call or made before their turn (at most"
+            " n - 1 of n copies)", _NO_REF, "steps"),
+    MetricRow("missing_steps", "trajectory", _L, "count",
+            "reference steps that no agent step matches (tool and arguments)", _NO_REF, "steps"),
+    MetricRow("out_of_order", "trajectory", _L, "binary",
+            "a reference step ran while a step it depends on had not run before it", _NO_REF),
+    MetricRow("over_budget", "trajectory", _L, "binary",
+            "the run exceeds any budget (strictly greater; unknown totals never count)"),
+    MetricRow("recovery_rate", "trajectory", _H, "proportion",
+            "failed steps followed by a retry, a declared fallback or a clean stop / failed"
+            " steps", "no step failed"),
+)  # fmt: skip
+
+_NO_GOLD = "the case has no gold_evidence, or no relevant document under no_gold=skip"
+_RETRIEVAL = (
+    MetricRow("precision", "retrieval", _H, "proportion",
+            "relevant in the top K / K (without K: relevant retrieved / retrieved)", _NO_GOLD,
+            aliases=("P",)),
+    MetricRow("recall", "retrieval", _H, "proportion", "relevant in the top K / |G|", _NO_GOLD,
+            aliases=("R",)),
+    MetricRow("hit_rate", "retrieval", _H, "binary", "1 if a relevant document is in the top K",
+            _NO_GOLD, aliases=("success", "hit")),
+    MetricRow("mrr", "retrieval", _H, "proportion",
+            "1 / rank of the first relevant document within K (0 when none)", _NO_GOLD,
+            aliases=("recip_rank",)),
+    MetricRow("ap", "retrieval", _H, "proportion", "average precision over the top K", _NO_GOLD),
+    MetricRow("map", "retrieval", _H, "proportion",
+            "average precision over the whole ranking, / |G|", _NO_GOLD),
+    MetricRow("dcg", "retrieval", _H, "score", "discounted cumulative gain of the top K",
+            _NO_GOLD, "gain", (0.0, INF)),
+    MetricRow("ndcg", "retrieval", _H, "proportion", "DCG / ideal DCG of the top K", _NO_GOLD),
+    MetricRow("num_rel", "retrieval", _N, "count",
+            "number of relevant documents |G| (a property of the gold, not of the system)",
+            unit="documents"),
+    MetricRow("num_rel_ret", "retrieval", _H, "count", "relevant documents retrieved within K",
+            unit="documents"),
+    MetricRow("num_ret", "retrieval", _N, "count", "documents retrieved within K",
+            unit="documents"),
+)  # fmt: skip
+
+_TOOL = (
+    MetricRow("unknown_tool_calls", "tool", _L, "count", "calls of tools that no schema names",
+            "no tools file is given", "calls"),
+    MetricRow("schema_invalid_calls", "tool", _L, "count",
+            "calls whose arguments fail their tool's JSON Schema", "no tools file is given",
+            "calls"),
+    MetricRow("schema_validity", "tool", _H, "proportion",
+            "calls whose arguments pass their tool's schema / calls of tools with a schema",
+            "no tools file, or no call of a tool with a schema"),
+    MetricRow("argument_correctness", "tool", _H, "proportion",
+            "correct calls / calls paired with a reference step of the same tool",
+            "no reference path, or no paired call"),
+    MetricRow("argument_precision", "tool", _H, "proportion",
+            "argument fields matched / agent fields (micro over paired calls)",
+            "no reference path, or no argument field"),
+    MetricRow("argument_recall", "tool", _H, "proportion",
+            "argument fields matched / reference fields (micro over paired calls)",
+            "no reference path, or no argument field"),
+    MetricRow("argument_f1", "tool", _H, "proportion",
+            "2TP / (2TP + FP + FN) over argument fields of paired calls",
+            "no reference path, or no argument field"),
+    MetricRow("execution_success_rate", "tool", _H, "proportion",
+            "calls whose error is empty / calls", "the run made no calls"),
+    MetricRow("execution_errors", "tool", _L, "count", "calls whose error is not empty",
+            unit="calls"),
+    MetricRow("state_match", "tool", _H, "binary",
+            "1 when the final state equals expected_state (no difference), else 0",
+            "no expected_state or no final_state"),
+    MetricRow("state_differences", "tool", _L, "count",
+            "leaves where the final state differs from expected_state",
+            "no expected_state or no final_state", "fields"),
+    MetricRow("dangerous_false_positives", "tool", _L, "count",
+            "dangerous tools called that the reference path does not contain",
+            "no reference path, or no tool is marked dangerous", "tools"),
+    MetricRow("tools.per_tool.precision", "tool", _H, "proportion",
+            "per tool, over labelled runs: TP / (TP + FP) (summary)", "TP + FP = 0"),
+    MetricRow("tools.per_tool.recall", "tool", _H, "proportion",
+            "per tool, over labelled runs: TP / (TP + FN) (summary)", "TP + FN = 0"),
+    MetricRow("tools.per_tool.f1", "tool", _H, "proportion",
+            "per tool, over labelled runs: 2TP / (2TP + FP + FN) (summary)", "no observation"),
+    MetricRow("tools.per_tool.false_positive_rate", "tool", _L, "proportion",
+            "per tool, over labelled runs: FP / (FP + TN) (summary)", "FP + TN = 0"),
+    MetricRow("tools.dangerous.false_positives", "tool", _L, "count",
+            "runs x dangerous tools called where the reference does not call them (summary)",
+            unit="calls"),
+    MetricRow("tools.dangerous.false_positive_rate", "tool", _L, "proportion",
+            "FP / (FP + TN) pooled over the dangerous tools (summary)", "FP + TN = 0"),
+)  # fmt: skip
+
+_NO_GOLD_ANSWER = "no gold_answer, or the run abstained"
+_ANSWER = (
+    MetricRow("exact_match", "answer", _H, "binary",
+            "1 when the SQuAD-normalised answer equals a normalised gold answer",
+            _NO_GOLD_ANSWER),
+    MetricRow("token_f1", "answer", _H, "proportion",
+            "SQuAD token F1 with the best gold answer", _NO_GOLD_ANSWER),
+    MetricRow("numeric_match", "answer", _H, "binary",
+            "1 when the answer's last number is within tolerance of a gold answer's",
+            "no gold answer holds a number, or the run abstained"),
+    MetricRow("context_precision", "answer", _H, "proportion",
+            "context ids shown that are gold evidence / context ids shown",
+            "no gold_evidence, no context, or nothing shown"),
+    MetricRow("context_recall", "answer", _H, "proportion",
+            "gold evidence ids shown / gold evidence ids", "no gold_evidence or no context"),
+    MetricRow("faithfulness", "answer", _H, "proportion",
+            "supported claims / verifiable claims", "no claims, or no claim is verifiable"),
+    MetricRow("claims_supported", "answer", _H, "count", "claims labelled supported",
+            "the run has no claims", "claims"),
+    MetricRow("claims_unsupported", "answer", _L, "count", "claims labelled unsupported",
+            "the run has no claims", "claims"),
+    MetricRow("claims_unverifiable", "answer", _L, "count", "claims whose support is unknown",
+            "the run has no claims", "claims"),
+    MetricRow("citation_precision", "answer", _H, "proportion",
+            "valid citations that entail / citations that are invalid or labelled",
+            "no citations or no context"),
+    MetricRow("citations_not_shown", "answer", _L, "count",
+            "citations of a (chunk, version) the run was never shown",
+            "no citations or no context", "citations"),
+    MetricRow("citation_recall", "answer", _H, "proportion",
+            "key claims with a valid, not non-entailing citation / key claims",
+            "no citations, context or claims"),
+    MetricRow("rubric.<dimension>", "answer", _H, "score",
+            "the run's numeric rubric score of one dimension, as recorded",
+            "the run has no rubric score for the dimension", "rubric points", (-INF, INF),
+            pattern=r"rubric\..+"),
+)  # fmt: skip
+
+_ABSTENTION = (
+    MetricRow("abstention.coverage", "abstention", _H, "proportion",
+            "answering runs / runs (summary)", "there are no runs"),
+    MetricRow("abstention.selective_accuracy", "abstention", _H, "proportion",
+            "correct answering runs / judged answering runs (summary)",
+            "no answering run is judged"),
+    MetricRow("abstention.risk", "abstention", _L, "proportion",
+            "1 - selective_accuracy (summary)", "no answering run is judged"),
+    MetricRow("abstention.unnecessary_refusals", "abstention", _L, "count",
+            "runs that abstained on an answerable case (summary)", unit="runs"),
+    MetricRow("abstention.unnecessary_refusal_rate", "abstention", _L, "proportion",
+            "unnecessary refusals / runs of answerable cases (summary)",
+            "no case is answerable"),
+    MetricRow("abstention.correct_refusals", "abstention", _H, "count",
+            "runs that abstained on an unanswerable case (summary)", unit="runs"),
+    MetricRow("abstention.correct_refusal_rate", "abstention", _H, "proportion",
+            "correct refusals / runs of unanswerable cases (summary)",
+            "no case is unanswerable"),
+    MetricRow("abstention.aurc", "abstention", _L, "proportion",
+            "area under the risk-coverage curve / its last coverage (summary)",
+            "no judged answering run, or one without a confidence"),
+)  # fmt: skip
+
+_TRIALS = (
+    MetricRow("pass@<k>", "trials", _H, "proportion",
+            "mean over cases of 1 - C(n-c, k) / C(n, k): one of k trials succeeds (summary)",
+            "a (case_id, trial) has several runs; undefined goal_success runs are excluded"
+            " and counted", pattern=r"pass@[1-9][0-9]*"),
+    MetricRow("pass^<k>", "trials", _H, "proportion",
+            "mean over cases of C(c, k) / C(n, k): all k trials succeed (summary)",
+            "a (case_id, trial) has several runs; undefined goal_success runs are excluded"
+            " and counted", pattern=r"pass\^[1-9][0-9]*"),
+)  # fmt: skip
+
+_UNKNOWN_TOTAL = "neither the run nor any step recorded it"
+_USAGE = (
+    MetricRow("usage.steps", "usage", _L, "count", "steps (tool calls) the run made",
+            unit="steps"),
+    MetricRow("usage.tokens", "usage", _L, "quantity",
+            "the run's recorded tokens, else the sum over its steps", _UNKNOWN_TOTAL, "tokens"),
+    MetricRow("usage.cost", "usage", _L, "quantity",
+            "the run's recorded cost, else the sum over its steps", _UNKNOWN_TOTAL,
+            "currency units as recorded"),
+    MetricRow("usage.latency_ms", "usage", _L, "quantity",
+            "the run's recorded latency, else the sum over its steps", _UNKNOWN_TOTAL, "ms"),
+)  # fmt: skip
+
+_DEFECTS = tuple(
+    MetricRow(f"defects.{kind}", "defects", _L, "count", f"defects of kind {kind}: {text}",
+            unit="defects")
+    for kind, text in (
+        ("missing_step", "a reference step never matched"),
+        ("wasted_step", "an extra step that repeats a call"),
+        ("over_budget", "the run exceeded a budget (at most one per run)"),
+        ("out_of_order", "the reference order was not followed (at most one per run)"),
+        ("unexpected_write", "an extra step whose tool is declared write"),
+        ("forbidden_action", "a forbidden tool or action"),
+        ("missing_required_tool", "a required tool never called, not already a missing step"),
+        ("unrecovered_error", "a failed step followed by no retry, fallback or stop"),
+    )
+)  # fmt: skip
+
+_JUDGE = (
+    MetricRow("judged_trajectory.accurate_rate", "judge", _H, "proportion",
+            "judged trajectories the judge called accurate / judged trajectories (judge"
+            " summary)", "no trajectory was judged"),
+    MetricRow("observed_agreement", "judge", _H, "proportion",
+            "items where judge and expert labels agree / items (judge-agreement)",
+            "no item is labelled by both"),
+    MetricRow("cohen_kappa", "judge", _H, "score",
+            "Cohen's kappa of judge against expert labels (judge-agreement)",
+            "no item, or chance agreement is 1", bounds=(-1.0, 1.0)),
+    MetricRow("krippendorff_alpha", "judge", _H, "score",
+            "Krippendorff's alpha of judge and expert labels (judge-agreement)",
+            "fewer than two values, or no disagreement is possible", bounds=(-INF, 1.0)),
+    MetricRow("position_bias_rate", "judge", _L, "proportion",
+            "pairs whose verdict changed with the order shown / pairs judged in both orders",
+            "no pair has both verdicts"),
+    MetricRow("verbosity.spearman", "judge", _N, "score",
+            "Spearman correlation of a rubric score with answer length (ideal: near 0)",
+            "fewer than two scored answers, or a constant side", bounds=(-1.0, 1.0)),
+    MetricRow("verbosity.pearson", "judge", _N, "score",
+            "Pearson correlation of a rubric score with answer length (ideal: near 0)",
+            "fewer than two scored answers, or a constant side", bounds=(-1.0, 1.0)),
+)  # fmt: skip
+
+#: Every row, grouped by layer.
+ROWS: tuple[MetricRow, ...] = (
+    *_TRAJECTORY,
+    *_RETRIEVAL,
+    *_TOOL,
+    *_ANSWER,
+    *_ABSTENTION,
+    *_TRIALS,
+    *_USAGE,
+    *_DEFECTS,
+    *_JUDGE,
+)
