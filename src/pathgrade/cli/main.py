@@ -30,6 +30,9 @@ def _register() -> None:
     from pathgrade.cli import compare as _compare
 
     app.command("compare")(_compare.compare_command)
+    from pathgrade.cli import ablation as _ablation
+
+    app.command("ablation")(_ablation.ablation_command)
     from pathgrade.cli import gate as _gate
 
     app.command("gate")(_gate.gate_command)

@@ -19,19 +19,33 @@ often each value is drawn, which is multinomial; that exact shortcut draws ``K``
 resample instead of ``n`` indices. Results are reproducible for a given seed.
 
 When all differences are equal the interval is that value at both ends.
+
+:func:`case_mean_interval` is the cluster bootstrap for summaries: runs are grouped by
+``case_id``, each case's defined trials are averaged first, and the interval is the bootstrap
+of the mean over those per-case means (``n`` = the number of cases, never the number of runs).
 """
 
 from __future__ import annotations
 
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from pathgrade.stats._rng import Seed, as_generator
+from pathgrade.stats.trials import case_means
 
-__all__ = ["BootstrapResult", "CIMethod", "bootstrap_mean_ci", "paired_bootstrap", "resample_means"]
+__all__ = [
+    "BootstrapResult",
+    "CIMethod",
+    "CaseInterval",
+    "bootstrap_mean_ci",
+    "case_mean_interval",
+    "paired_bootstrap",
+    "resample_means",
+]
 
 CIMethod = Literal["percentile", "bca"]
 FloatArray = NDArray[np.float64]
@@ -195,3 +209,44 @@ def paired_bootstrap(
         rng=rng,
         chunk_elements=chunk_elements,
     )
+
+
+class CaseInterval(NamedTuple):
+    """The mean of per-case means, its bootstrap interval, and the number of cases used."""
+
+    mean: float
+    low: float
+    high: float
+    n_cases: int
+
+
+def case_mean_interval(
+    values: Sequence[float | bool | None] | NDArray[np.generic],
+    case_ids: Sequence[Hashable],
+    *,
+    resamples: int = 10_000,
+    confidence: float = 0.95,
+    method: CIMethod = "percentile",
+    rng: Seed = 0,
+) -> CaseInterval:
+    """Cluster bootstrap over cases: the interval of the mean of per-case means.
+
+    ``values[i]`` is the value of run ``i`` of case ``case_ids[i]``; ``None``/``nan`` are
+    undefined and excluded. Each case's defined trials are averaged
+    (:func:`pathgrade.stats.trials.case_means`); cases with no defined trial are left out.
+    Whole cases are resampled (:func:`bootstrap_mean_ci`), so the trials of a case never count
+    as independent samples. With no defined case, every number is ``nan`` and ``n_cases`` 0.
+
+    Example (case a: (1 + 0) / 2 = 0.5, case b: 1, mean (0.5 + 1) / 2 = 0.75):
+        >>> case_mean_interval([1, 0, 1, None], ["a", "a", "b", "b"], resamples=200).mean
+        0.75
+    """
+    per_case = case_means(case_ids, values).means
+    defined = per_case[~np.isnan(per_case)]
+    if defined.size == 0:
+        nan = float("nan")
+        return CaseInterval(nan, nan, nan, 0)
+    ci = bootstrap_mean_ci(
+        defined, resamples=resamples, confidence=confidence, method=method, rng=rng
+    )
+    return CaseInterval(ci.estimate, ci.low, ci.high, int(defined.size))

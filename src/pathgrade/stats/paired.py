@@ -5,13 +5,16 @@
   variant fails). Under the null each discordant pair is a fair coin, so the two-sided p-value
   is ``min(1, 2 * P(X <= min(b, c)))`` with ``X ~ Binomial(b + c, 1/2)``. With no discordant
   pair at all the p-value is 1 (nothing differs), never a division by zero.
-* :func:`wilcoxon_signed_rank`: SciPy's Wilcoxon signed-rank test on the differences
-  (``zero_method="wilcox"``: zero differences dropped; exact or normal approximation as SciPy
-  chooses). All-zero differences give p = 1.
+* :func:`wilcoxon_signed_rank`: the Wilcoxon signed-rank test on the differences
+  (``zero_method="wilcox"``: zero differences dropped; mid-ranks for ties), computed by
+  :func:`pathgrade.stats.exact.signed_rank_test`: the exact conditional null up to
+  ``EXACT_SIGNED_RANK_MAX`` (400) non-zero differences, the normal approximation above (as
+  SciPy's ``method="asymptotic"``). All-zero differences give p = 1.
 * :func:`sign_flip_permutation`: the paired permutation test of the mean difference: under
   the null each difference is equally likely to have either sign. Exact (all ``2^m`` sign
-  patterns of the ``m`` non-zero differences) when ``2^m <= resamples``; otherwise Monte
-  Carlo with ``p = (1 + #{|T*| >= |T|}) / (1 + resamples)``.
+  patterns of the ``m`` non-zero differences, :func:`pathgrade.stats.exact.sign_flip_exact`)
+  when ``m <= EXACT_SIGN_FLIP_MAX`` (32), whatever ``resamples``; otherwise Monte Carlo with
+  ``p = (1 + #{|T*| >= |T|}) / (1 + resamples)``.
 * :func:`cohens_dz`: standardized mean difference of paired data, ``mean(d) / std(d, ddof=1)``.
 """
 
@@ -23,6 +26,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from pathgrade.stats._rng import Seed, as_generator
+from pathgrade.stats.exact import EXACT_SIGN_FLIP_MAX, sign_flip_exact, signed_rank_test
 
 __all__ = [
     "McNemarResult",
@@ -96,14 +100,8 @@ def _differences(differences: ArrayLike) -> FloatArray:
 
 
 def wilcoxon_signed_rank(differences: ArrayLike) -> float:
-    """Two-sided Wilcoxon signed-rank p-value (SciPy); 1.0 when no difference is non-zero."""
-    data = _differences(differences)
-    if np.count_nonzero(data) == 0:
-        return 1.0
-    from scipy import stats as sps
-
-    result = sps.wilcoxon(data, zero_method="wilcox", alternative="two-sided")
-    return float(result.pvalue)
+    """Two-sided Wilcoxon signed-rank p-value; 1.0 when no difference is non-zero."""
+    return signed_rank_test(_differences(differences), zero_method="wilcox").p_value
 
 
 def sign_flip_permutation(differences: ArrayLike, resamples: int = 10_000, rng: Seed = 0) -> float:
@@ -115,12 +113,10 @@ def sign_flip_permutation(differences: ArrayLike, resamples: int = 10_000, rng: 
     m = nonzero.size
     if m == 0:
         return 1.0
+    if m <= EXACT_SIGN_FLIP_MAX:
+        return sign_flip_exact(nonzero)
     observed = abs(float(nonzero.sum()))
     tolerance = 1e-9 * max(1.0, float(np.abs(nonzero).sum()))
-    if m <= 30 and (1 << m) <= resamples:
-        patterns = (np.arange(1 << m, dtype=np.int64)[:, None] >> np.arange(m)) & 1
-        sums = (2.0 * patterns - 1.0) @ nonzero
-        return float(np.count_nonzero(np.abs(sums) >= observed - tolerance)) / float(1 << m)
     gen = as_generator(rng)
     rows = max(1, _CHUNK_ELEMENTS // m)
     extreme = 0

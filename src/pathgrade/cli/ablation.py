@@ -1,0 +1,141 @@
+"""``pathgrade ablation``: the 2x2 ablation of a baseline, change A, change B and both."""
+
+from __future__ import annotations
+
+import math
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import orjson
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from pathgrade.core.errors import InputError
+from pathgrade.stats.ablation import ARMS, EFFECTS, Ablation, CaseSetMismatchError, ablation_records
+from pathgrade.stats.records import MissingMetricError
+from pathgrade.store import resolve_results
+
+_LABELS = {
+    "main_a": "main effect of A",
+    "main_b": "main effect of B",
+    "interaction": "interaction",
+    "simple_a": "A alone (RA - R0)",
+    "simple_b": "B alone (RB - R0)",
+    "simple_ab": "A+B (RAB - R0)",
+    "a_with_b": "A with B present (RAB - RB)",
+    "b_with_a": "B with A present (RAB - RA)",
+}
+_FLAGS = dict(zip(ARMS, ("--baseline", "--a", "--b", "--ab"), strict=True))
+
+
+def _fmt(value: float) -> str:
+    return "-" if math.isnan(value) else f"{value:.4g}"
+
+
+def _p(value: float | None) -> str:
+    if value is None or math.isnan(value):
+        return "-"
+    return f"{value:.2e}" if value < 1e-4 else f"{value:.4f}"
+
+
+def render_ablation(console: Console, result: Ablation) -> None:
+    """The table for people: one row per metric and effect, then each metric's reading."""
+    level = round(result.confidence * 100)
+    table = Table(title=f"2x2 ablation: {result.cases} cases")
+    table.add_column("metric", no_wrap=True)
+    table.add_column("effect", no_wrap=True)
+    for column in ("n", "estimate", f"{level}% CI", "p", "p (Holm)"):
+        table.add_column(column, justify="right")
+    table.add_column("detected")
+    for name, m in result.metrics.items():
+        label = escape(name) + ("" if m.primary else " (secondary)")
+        for i, key in enumerate(EFFECTS):
+            e = m.effects[key]
+            table.add_row(
+                label if i == 0 else "",
+                _LABELS[key],
+                str(m.n) + (f" (+{m.undefined} undef.)" if m.undefined and i == 0 else ""),
+                _fmt(e.estimate),
+                f"[{_fmt(e.ci[0])}, {_fmt(e.ci[1])}]",
+                _p(e.p_value),
+                _p(e.p_holm),
+                "yes" if e.detected else "",
+                end_section=i == len(EFFECTS) - 1,
+            )
+    console.print(table)
+    for name, m in result.metrics.items():
+        console.print(f"{name}: {m.reading}", markup=False)
+    console.print(
+        "per case: main effect of A = ((RA - R0) + (RAB - RB)) / 2, interaction = RAB - RA - RB"
+        " + R0; each row is the mean over cases. CI: paired bootstrap over cases, the four arms"
+        f" resampled together ({result.resamples} resamples, seed {result.seed}); p: sign-flip"
+        f" permutation; Holm over the {result.family_size} family tests (main effects and"
+        " interaction of each primary metric). detected = the CI excludes 0 and p (Holm in the"
+        f" family, raw otherwise) is below {1 - result.confidence:.2g}.",
+        markup=False,
+    )
+
+
+def ablation_command(
+    baseline: Annotated[
+        Path, typer.Option("--baseline", help="Baseline R0: results file or stored run name.")
+    ],
+    a: Annotated[Path, typer.Option("--a", help="R0 with change A only (RA).")],
+    b: Annotated[Path, typer.Option("--b", help="R0 with change B only (RB).")],
+    ab: Annotated[Path, typer.Option("--ab", help="R0 with both changes (RAB).")],
+    metric: Annotated[
+        list[str] | None,
+        typer.Option("--metric", "-m", help="Analyse only this metric (repeatable; primary)."),
+    ] = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print exactly one JSON document to stdout.")
+    ] = False,
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the bootstrap/permutation.")] = 0,
+    resamples: Annotated[
+        int, typer.Option("--resamples", min=1, help="Bootstrap and permutation resamples.")
+    ] = 10_000,
+    confidence: Annotated[
+        float, typer.Option("--confidence", min=0.5, max=0.999, help="Interval level.")
+    ] = 0.95,
+) -> None:
+    """Main effects and interaction of two changes A and B (2x2 ablation on the same cases)."""
+    paths = dict(zip(ARMS, (baseline, a, b, ab), strict=True))
+    arms = {arm: resolve_results(path) for arm, path in paths.items()}
+    try:
+        result = ablation_records(
+            arms["baseline"],
+            arms["a"],
+            arms["b"],
+            arms["ab"],
+            metrics=metric or None,
+            resamples=resamples,
+            confidence=confidence,
+            seed=seed,
+        )
+    except CaseSetMismatchError as error:
+        lacks = "; ".join(
+            f"{_FLAGS[arm]} {paths[arm]} lacks {', '.join(ids[:10])}"
+            + (f" ... ({len(ids) - 10} more)" if len(ids) > 10 else "")
+            for arm, ids in error.missing.items()
+        )
+        raise InputError(f"the four runs must cover the same cases: {lacks}") from None
+    except MissingMetricError as error:
+        side = paths.get(error.side, baseline)
+        raise InputError(
+            "metric is missing from the results", file=str(side), field=error.name
+        ) from None
+    except ValueError as error:
+        raise InputError(str(error), file=", ".join(str(p) for p in paths.values())) from None
+    if as_json:
+        doc = result.to_dict()
+        doc["arms"] = {arm: str(path) for arm, path in paths.items()}
+        sys.stdout.buffer.write(orjson.dumps(doc, option=orjson.OPT_INDENT_2))
+        sys.stdout.buffer.write(b"\n")
+        return
+    console = Console()
+    if not console.is_terminal:  # piped to a file or CI log: do not squeeze into 80 columns
+        console = Console(width=160)
+    render_ablation(console, result)
