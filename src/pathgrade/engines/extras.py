@@ -1,7 +1,7 @@
 """Dataset-level extras of one partition, in a form the coordinator can merge exactly.
 
-- **Retrieval micro averages.** The in-memory summary pools, over the runs with gold and a
-  defined value (``mask``): precision@K = sum hits@K / (K * |mask|) (without K: / sum N,
+- **Retrieval micro averages.** The in-memory summary pools, over the runs with a defined
+  value (``mask``: the same runs as the macro mean, whatever the ``no_gold`` policy): precision@K = sum hits@K / (K * |mask|) (without K: / sum N,
   the retrieved count), recall@K = sum hits@K / sum |G|, hit_rate@K = |{hits@K > 0}| / |mask|;
   count metrics are sums; the rest have no pooled form. The numerators are integers, so a
   partition's numerator is recovered exactly from its micro value ``m`` and denominator
@@ -73,7 +73,7 @@ def retrieval_parts(
                 (per_case[r.case_id] for r in runs), np.int64, len(runs)
             )
         gold_sizes = counts[threshold]
-        mask = ~np.isnan(result.metrics[name]) & (gold_sizes > 0)
+        mask = ~np.isnan(result.metrics[name])
         if row.name == "recall":
             denominator = float(gold_sizes[mask].sum())
         elif row.name == "hit_rate":

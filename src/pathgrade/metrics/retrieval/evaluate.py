@@ -43,8 +43,10 @@ class MetricResult:
         values: per-query values, aligned with :attr:`RetrievalResult.query_ids`; ``nan`` for
             queries skipped for lack of gold (``no_gold=skip``).
         mean: macro average over the non-``nan`` values (``nan`` when there are none).
-        micro: pooled value (e.g. sum of hits / sum of |G|), ``None`` when the metric has no
-            pooled form (mrr, ap, map, dcg, ndcg).
+        micro: pooled value over the same queries as ``mean`` (e.g. sum of hits / sum of
+            |G|; see :func:`~pathgrade.metrics.retrieval.kernels.micro` for each metric and
+            ``no_gold`` policy), ``None`` when the metric has no pooled form (mrr, ap, map,
+            dcg, ndcg) or the pooled denominator is 0.
         scored: number of queries averaged; ``no_gold``: queries without gold (whatever the
             policy did with them); ``skipped``: those left out of the mean.
     """
@@ -171,7 +173,7 @@ def evaluate_batch(batch: RankedBatch, metrics: Iterable[str | MetricSpec]) -> R
                 spec=spec,
                 values=values,
                 mean=mean,
-                micro=micro(spec, prefixes, scored_mask & has_gold),
+                micro=micro(spec, prefixes, values, has_gold),
                 scored=scored,
                 no_gold=int((~has_gold).sum()),
                 skipped=int(values.size - scored),

@@ -201,27 +201,53 @@ def compute(spec: MetricSpec, prefixes: Prefixes) -> tuple[FloatArray, BoolArray
     return values, has_gold
 
 
-def micro(spec: MetricSpec, prefixes: Prefixes, mask: BoolArray) -> float | None:
-    """The pooled ratio over the queries in ``mask``, where one is defined; else ``None``.
+def micro(
+    spec: MetricSpec, prefixes: Prefixes, values: FloatArray, has_gold: BoolArray
+) -> float | None:
+    """The pooled value of ``spec`` over the queries its macro mean averages, where one is
+    defined; else ``None``.
 
-    precision: sum hits / sum K (sum N without K); recall: sum hits / sum |G|; hit_rate:
-    queries with a hit / queries; counts: sums. Other metrics have no pooled form.
+    The queries are those whose ``values`` (from :func:`compute`) are not ``nan``: every query
+    with gold, and those without gold unless ``no_gold=skip``. Each query ``q`` brings a
+    weight ``w_q`` to the denominator and a count ``n_q`` to the numerator:
+
+    ==========  ==================  ==================================================
+    metric      w_q                 n_q for a query with gold
+    ==========  ==================  ==================================================
+    precision   K (without K: N_q)  hits@K (relevant documents retrieved in the top K)
+    recall      |G_q|               hits@K
+    hit_rate    1                   [hits@K > 0]
+    ==========  ==================  ==================================================
+
+    A query without gold has no relevant document, so ``n_q = w_q * v_q`` with ``v_q`` its
+    value under ``no_gold``: 0 for ``zero`` (it adds its K, or its N retrieved documents, to
+    the precision denominator and one query to hit_rate's, and nothing to recall's, since
+    ``|G_q| = 0``), and 1 or 0 for ``unanswerable`` (an empty top K counts as ``w_q``
+    correct). Since ``n_q = w_q * v_q`` for a query with gold too, micro is the mean of the
+    per-query values weighted by ``w_q``: ``sum n_q / sum w_q``, ``None`` when ``sum w_q``
+    is 0. Where every query weighs the same (hit_rate, precision@K) micro is therefore the
+    macro mean, up to rounding; it differs for recall and for precision without K. Count
+    metrics (``num_*``) give their sums; mrr, ap, map, dcg and ndcg have no pooled form.
     """
     row = info(spec.name)
     name, k, batch = row.name, spec.k, prefixes.batch
     if name in _GRADED or name in ("mrr", "ap", "map"):
         return None
     binary = prefixes.binary(float(row.value(spec, "rel")) if name != "num_ret" else 1.0)
-    hits = binary.hits(k)[mask]
-    n_ret = (batch.n_ret if k is None else np.minimum(batch.n_ret, k))[mask]
+    scored = ~np.isnan(values)
+    hits = binary.hits(k)
+    n_ret = batch.n_ret if k is None else np.minimum(batch.n_ret, k)
+    if name in _COUNTS:
+        sums = {"num_rel": binary.num_rel, "num_rel_ret": hits, "num_ret": n_ret}
+        return float(sums[name][scored].sum())
+    weight: FloatArray
     if name == "precision":
-        denominator = float(k * mask.sum()) if k is not None else float(n_ret.sum())
-        numerator = float(hits.sum())
+        weight = np.full(values.shape, float(k)) if k is not None else n_ret.astype(np.float64)
     elif name == "recall":
-        denominator, numerator = float(binary.num_rel[mask].sum()), float(hits.sum())
-    elif name == "hit_rate":
-        denominator, numerator = float(mask.sum()), float((hits > 0).sum())
-    else:
-        sums = {"num_rel": binary.num_rel[mask], "num_rel_ret": hits, "num_ret": n_ret}
-        return float(sums[name].sum())
-    return numerator / denominator if denominator > 0 else None
+        weight = binary.num_rel.astype(np.float64)
+    else:  # hit_rate
+        weight, hits = np.ones(values.shape), (hits > 0).astype(np.float64)
+    # Exact integers: hits where there is gold, 0 or w_q (values 0 or 1) where there is none.
+    counts = np.where(has_gold, hits, weight * np.where(scored, values, 0.0))
+    denominator = float(weight[scored].sum())
+    return float(counts[scored].sum()) / denominator if denominator > 0 else None
