@@ -1,0 +1,178 @@
+"""Where a scored run's numbers come from, and what must match before two runs are compared.
+
+Two kinds of provenance travel with every result record (``provenance``):
+
+- **The measurement** — what pathgrade scored with: the scoring-semantics version
+  (:data:`SEMANTICS_VERSION`), the hash of the effective scoring configuration and the hash of
+  the cases file. Numbers measured differently are not comparable: ``compare``, ``gate``,
+  ``report`` and ``ablation`` refuse them (:func:`measurement_differences`) unless told
+  ``--allow-config-change``.
+- **The experiment's controlled variables** (methodology, section 13.1: freeze the dataset,
+  knowledge snapshot, model, prompt version, tool schema, tool fixtures, temperature, seed,
+  max steps, token budget, timeout, hardware and concurrency; change one at a time) — named
+  values from ``--label NAME=VALUE``, the tools file's hash and what a trace records (its
+  model). ``compare`` names the variables that differ (:func:`changed_variables`) and warns
+  when more than one did; a gate can require ``changed_variables <= 1``.
+
+Pure: the hashes are computed by the caller (:mod:`pathgrade.store.manifest` reads files).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from pathgrade.core.errors import InputError
+
+#: The version of the scoring semantics: raised whenever a definition changes a number.
+#: 1: up to issue 18. 2: of n identical calls at most n - 1 are wasted (the first copy only
+#: when it is a premature copy of the call the reference counts); retrieval micro averages
+#: pool every query the macro mean uses.
+SEMANTICS_VERSION = 2
+
+#: The controlled variables of the methodology, in its order. Others may be labelled too.
+CONTROLLED_VARIABLES: tuple[str, ...] = (
+    "dataset",
+    "knowledge_snapshot",
+    "model",
+    "prompt_version",
+    "tool_schema",
+    "tool_fixtures",
+    "temperature",
+    "seed",
+    "max_steps",
+    "token_budget",
+    "timeout",
+    "hardware",
+    "concurrency",
+)
+
+#: Hex digits kept of a SHA-256 in a record (64 bits: enough to tell inputs apart).
+SHORT_HASH = 16
+
+
+def short_hash(full: str | None) -> str | None:
+    """``sha256:<first 16 hex digits>`` of a ``sha256:<hex>`` hash (``None`` stays ``None``)."""
+    if full is None:
+        return None
+    algorithm, _, digest = full.partition(":")
+    return f"{algorithm}:{digest[:SHORT_HASH]}" if digest else full
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """What one scored run was measured with, and its experiment variables."""
+
+    semantics: int | None
+    config: str | None = None
+    cases: str | None = None
+    pathgrade: str | None = None
+    variables: Mapping[str, str] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The record's ``provenance`` object."""
+        return {
+            "semantics": self.semantics,
+            "config": self.config,
+            "cases": self.cases,
+            "pathgrade": self.pathgrade,
+            "variables": dict(self.variables),
+        }
+
+    @classmethod
+    def from_dict(cls, value: object, *, where: str = "provenance") -> Provenance:
+        """Read a record's ``provenance`` object; a malformed one is an :class:`InputError`."""
+        if not isinstance(value, Mapping):
+            raise InputError("provenance must be an object", field=where)
+        variables = value.get("variables") or {}
+        semantics = value.get("semantics")
+        if not isinstance(variables, Mapping) or not (
+            semantics is None or (isinstance(semantics, int) and not isinstance(semantics, bool))
+        ):
+            raise InputError("malformed provenance", field=where)
+        return cls(
+            semantics=semantics,
+            config=_text(value.get("config")),
+            cases=_text(value.get("cases")),
+            pathgrade=_text(value.get("pathgrade")),
+            variables={str(k): str(v) for k, v in variables.items()},
+        )
+
+
+#: The provenance of a record written before records carried one.
+UNKNOWN = Provenance(semantics=None)
+
+
+def _text(value: object) -> str | None:
+    return None if value is None else str(value)
+
+
+_MEASUREMENT = (
+    ("scoring semantics version", "semantics"),
+    ("scoring config hash", "config"),
+    ("cases file hash", "cases"),
+)
+
+
+def measurement_differences(baseline: Provenance, variant: Provenance) -> list[str]:
+    """What differs in how the two sides were measured, one phrase each (empty: comparable).
+
+    A field that one side records and the other does not (results written before
+    provenance was kept) is a difference, never assumed equal; a field neither side records
+    is not (see :func:`unchecked`).
+    """
+    out: list[str] = []
+    for label, name in _MEASUREMENT:
+        left, right = getattr(baseline, name), getattr(variant, name)
+        if left != right:
+            out.append(f"{label}: {_show(left)} vs {_show(right)}")
+    return out
+
+
+def unchecked(baseline: Provenance, variant: Provenance) -> list[str]:
+    """The measurement fields neither side records: comparability there is not checked."""
+    return [
+        label
+        for label, name in _MEASUREMENT
+        if getattr(baseline, name) is None and getattr(variant, name) is None
+    ]
+
+
+def _show(value: object) -> str:
+    return "not recorded" if value is None else str(value)
+
+
+def changed_variables(
+    baseline: Provenance, variant: Provenance
+) -> dict[str, tuple[str | None, str | None]]:
+    """The controlled variables whose values differ: ``{name: (baseline, variant)}``, in the
+    methodology's order, then other labels by name. A variable one side lacks counts as
+    changed only when the other side records it."""
+    names = set(baseline.variables) | set(variant.variables)
+    ordered = [n for n in CONTROLLED_VARIABLES if n in names]
+    ordered += sorted(names - set(CONTROLLED_VARIABLES))
+    out: dict[str, tuple[str | None, str | None]] = {}
+    for name in ordered:
+        left, right = baseline.variables.get(name), variant.variables.get(name)
+        if left != right:
+            out[name] = (left, right)
+    return out
+
+
+def common_provenance(values: Iterable[Provenance], *, file: str | None = None) -> Provenance:
+    """The one provenance all records of a file share; records that disagree are an error
+    (a results file mixes runs scored differently). An empty file gives :data:`UNKNOWN`."""
+    first: Provenance | None = None
+    for line, value in enumerate(values, start=1):
+        if first is None:
+            first = value
+        elif value != first:
+            raise InputError(
+                "results mix runs scored with different provenance "
+                f"({'; '.join(measurement_differences(first, value)) or 'variables differ'})",
+                file=file,
+                line=line,
+                field="provenance",
+            )
+    return first or UNKNOWN
