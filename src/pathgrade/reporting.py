@@ -1,26 +1,42 @@
 """Orchestration for the HTML report: stored runs + statistics -> what the page shows.
 
 Everything computed for the report is computed here, with the statistics of
-:mod:`pathgrade.stats` (bootstrap intervals, paired comparison, McNemar) and
-:mod:`pathgrade.gates`; :mod:`pathgrade.report.html` only formats the result.
+:mod:`pathgrade.stats` (bootstrap intervals, paired comparison, McNemar, slices, ablation)
+and :mod:`pathgrade.gates`; :mod:`pathgrade.report.html` only formats the result.
+
+The case is the unit: a summary row's mean is the mean of per-case means over defined trials
+and its interval the cluster bootstrap over cases
+(:func:`pathgrade.stats.bootstrap.case_mean_interval`), ``n`` the number of cases (the runs
+are counted separately), as in ``compare`` and ``gate``.
 """
 
 from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from pathgrade.core.errors import InputError
+from pathgrade.core.types import Case
 from pathgrade.gates import GateSet, evaluate_gates
-from pathgrade.report.html import CaseChange, McNemarTable, ReportData, SummaryRow
-from pathgrade.stats.bootstrap import bootstrap_mean_ci
+from pathgrade.report.html import CaseChange, McNemarTable, ReportData, SliceTable, SummaryRow
+from pathgrade.slicing import keys_from_cases, keys_from_records
+from pathgrade.stats.ablation import ARMS, CaseSetMismatchError, ablation_records
+from pathgrade.stats.bootstrap import case_mean_interval
 from pathgrade.stats.compare import Comparison, compare_records, metric_direction
 from pathgrade.stats.records import MissingMetricError, case_values, metric_names, run_values
+from pathgrade.stats.slices import (
+    MIN_SLICE_CASES,
+    SliceDiff,
+    SliceSummary,
+    paired_slices,
+    slice_summaries,
+)
 from pathgrade.store import RunStore, resolve_results
 
 #: Metrics shown as table columns first, when present.
@@ -59,24 +75,117 @@ def load_run(name_or_path: str, store: str | Path | None = None) -> LoadedRun:
     return LoadedRun(str(name_or_path), records, [None] * len(records), None)
 
 
+@dataclass(frozen=True)
+class SliceOptions:
+    """``--by FIELD``: slice tables of ``metrics`` (default: the first of
+    :data:`CHANGE_METRICS` present), keys from ``cases`` (else from the records, which carry
+    only ``group``); slices under ``min_n`` cases are shown untested."""
+
+    field: str
+    cases: Mapping[str, Case] | None = None
+    metrics: tuple[str, ...] = ()
+    min_n: int = MIN_SLICE_CASES
+
+
 def _summary_rows(
     records: Sequence[Mapping[str, Any]], resamples: int, confidence: float, seed: int
 ) -> list[SummaryRow]:
+    """Per metric: mean of per-case means, cluster-bootstrap interval, cases and runs used."""
     rows: list[SummaryRow] = []
     for name in metric_names(records):
-        values = run_values(records, name).values
-        defined = values[~np.isnan(values)]
-        undefined = int(values.size - defined.size)
+        runs = run_values(records, name)
+        defined = int(np.count_nonzero(~np.isnan(runs.values)))
+        undefined = int(runs.values.size) - defined
         direction = metric_direction(name)
-        if defined.size == 0:
-            rows.append(SummaryRow(name, None, None, None, 0, undefined, direction))
+        if defined == 0:
+            rows.append(SummaryRow(name, None, None, None, 0, 0, undefined, direction))
             continue
-        ci = bootstrap_mean_ci(defined, resamples=resamples, confidence=confidence, rng=seed)
-        mean = float(defined.mean())
+        ci = case_mean_interval(
+            runs.values, runs.case_ids, resamples=resamples, confidence=confidence, rng=seed
+        )
         rows.append(
-            SummaryRow(name, mean, ci.low, ci.high, int(defined.size), undefined, direction)
+            SummaryRow(name, ci.mean, ci.low, ci.high, ci.n_cases, defined, undefined, direction)
         )
     return rows
+
+
+def _slice_text(key: Hashable) -> str:
+    return "(none)" if key is None else str(key)
+
+
+def _slice_tables(
+    options: SliceOptions,
+    variant: Sequence[Mapping[str, Any]],
+    baseline: Sequence[Mapping[str, Any]] | None,
+    *,
+    resamples: int,
+    confidence: float,
+    seed: int,
+) -> list[SliceTable]:
+    both = [*(baseline or ()), *variant]
+    ids = [str(r.get("case_id")) for r in both]
+    if options.cases is not None:
+        slice_of = keys_from_cases(options.field, ids, options.cases)
+    else:
+        slice_of = keys_from_records(options.field, both)
+    names = set(metric_names(variant)) & set(metric_names(baseline or variant))
+    found_names = [m for m in (*CHANGE_METRICS, *metric_names(variant)) if m in names]
+    metrics = options.metrics or tuple(found_names[:1])
+    tables = []
+    for metric in metrics:
+        found: Sequence[SliceSummary | SliceDiff]
+        try:
+            var = run_values(variant, metric, "variant")
+            if baseline is None:
+                found = slice_summaries(
+                    var.values, var.case_ids, slice_of, min_n=options.min_n,
+                    resamples=resamples, confidence=confidence, seed=seed,
+                )  # fmt: skip
+            else:
+                base = run_values(baseline, metric, "baseline")
+                found = paired_slices(
+                    base.values, base.case_ids, var.values, var.case_ids, slice_of,
+                    min_n=options.min_n, resamples=resamples, confidence=confidence, seed=seed,
+                )  # fmt: skip
+        except MissingMetricError as error:
+            side = f" ({error.side})" if error.side else ""
+            raise InputError(
+                f"slice metric is missing from the results{side}", field=metric
+            ) from None
+        except ValueError as error:
+            raise InputError(str(error), field=metric) from None
+        rows = [{**row.to_dict(), "slice": _slice_text(row.key)} for row in found]
+        tables.append(SliceTable(metric, options.field, baseline is not None, options.min_n, rows))
+    return tables
+
+
+def _ablation(
+    baseline: LoadedRun,
+    arms: Mapping[str, LoadedRun],
+    *,
+    resamples: int,
+    confidence: float,
+    seed: int,
+) -> dict[str, Any]:
+    """The ablation document of ``pathgrade ablation --json`` for R0 = ``baseline``."""
+    runs = {"baseline": baseline, **arms}
+    try:
+        result = ablation_records(
+            *(runs[arm].records for arm in ARMS),
+            resamples=resamples,
+            confidence=confidence,
+            seed=seed,
+        )
+    except CaseSetMismatchError as error:
+        lacks = "; ".join(
+            f"{arm} ({runs[arm].name}) lacks {', '.join(ids[:10])}"
+            + (f" ... ({len(ids) - 10} more)" if len(ids) > 10 else "")
+            for arm, ids in error.missing.items()
+        )
+        raise InputError(f"the four ablation runs must cover the same cases: {lacks}") from None
+    document = result.to_dict()
+    document["arms"] = {arm: runs[arm].name for arm in ARMS}
+    return document
 
 
 def _tools(trace: Mapping[str, Any] | None, record: Mapping[str, Any]) -> list[str]:
@@ -156,8 +265,18 @@ def build_report(
     confidence: float = 0.95,
     seed: int = 0,
     change_limit: int = 50,
+    slices: SliceOptions | None = None,
+    ablation: Mapping[str, LoadedRun] | None = None,
 ) -> ReportData:
-    """Compute everything the report shows (intervals, comparison, gates) for ``variant``."""
+    """Compute everything the report shows (intervals, comparison, gates, slices, ablation)
+    for ``variant``. ``ablation`` maps ``a``, ``b`` and ``ab`` to RA, RB and RAB; R0 is
+    ``baseline``."""
+    if ablation is not None:
+        if baseline is None:
+            raise InputError("an ablation needs its baseline R0: pass --baseline", field="ablation")
+        absent = [arm for arm in ARMS[1:] if arm not in ablation]
+        if absent:
+            raise InputError(f"missing arm(s) {', '.join(absent)}", field="ablation")
     summary = (variant.manifest or {}).get("summary") or {}
     data = ReportData(
         title=f"pathgrade report: {variant.name}",
@@ -170,7 +289,21 @@ def build_report(
         retrieval=summary.get("retrieval"),
         columns=[m for m in HEADLINE if any(m in r["metrics"] for r in variant.records[:1000])],
         cases=_case_rows(variant),
+        n_cases=len({str(r.get("case_id")) for r in variant.records}),
     )
+    if slices is not None:
+        data.slices = _slice_tables(
+            slices,
+            variant.records,
+            baseline.records if baseline is not None else None,
+            resamples=resamples,
+            confidence=confidence,
+            seed=seed,
+        )
+    if ablation is not None and baseline is not None:
+        data.ablation = _ablation(
+            baseline, ablation, resamples=resamples, confidence=confidence, seed=seed
+        )
     if gates is not None:
         if baseline is None and any(g.needs_baseline for g in gates.gates):
             raise InputError("these gates compare with a baseline: pass --baseline", field="gates")

@@ -109,3 +109,64 @@ def test_bad_input_exit_2(gates: str, tmp_path: Path, capsys: pytest.CaptureFixt
     assert main(["gate", str(bad), "--baseline", base, "--variant", base]) == 2
     err = capsys.readouterr().err
     assert "bad.toml" in err and "gate[1].threshold" in err
+
+
+EXAMPLES = Path(__file__).parents[2] / "examples"
+
+
+@pytest.fixture(scope="module")
+def scored_examples(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, str]:
+    """examples/runs.jsonl (baseline) and examples/runs_variant.jsonl, scored as documented."""
+    out = tmp_path_factory.mktemp("examples")
+    paths = []
+    for runs, name in (("runs.jsonl", "base.jsonl"), ("runs_variant.jsonl", "variant.jsonl")):
+        target = out / name
+        argv = ["score", str(EXAMPLES / "cases.jsonl"), str(EXAMPLES / runs)]
+        argv += ["--config", str(EXAMPLES / "pathgrade.toml"), "--out", str(target)]
+        assert main(argv) == 0
+        paths.append(str(target))
+    return paths[0], paths[1]
+
+
+def test_example_gates_pass_on_the_bundled_examples(
+    scored_examples: tuple[str, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    base, var = scored_examples
+    capsys.readouterr()
+    argv = ["gate", str(EXAMPLES / "gates.toml"), "--baseline", base, "--variant", var, "--json"]
+    assert main(argv) == 0
+    doc = orjson.loads(capsys.readouterr().out)
+    assert doc["passed"] is True and doc["failed"] == 0 and doc["paired_cases"] == 4
+    by_metric = {g["metric"]: g for g in doc["gates"]}
+    # the variant drops run B's repeated lookup: wasted steps 2 -> 1 (run F keeps its own)
+    assert by_metric["defects.wasted_step"]["baseline"] == 2
+    assert by_metric["defects.wasted_step"]["variant"] == 1
+
+
+def test_example_gates_catch_the_baseline_budget_overruns(
+    scored_examples: tuple[str, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    base, _ = scored_examples
+    argv = ["gate", str(EXAMPLES / "gates.toml"), "--baseline", base, "--variant", base]
+    assert main(argv) == 1  # runs B and E of the baseline are over budget: a hard gate fails
+    assert "FAIL no run over its budget" in capsys.readouterr().out
+
+
+def test_mistyped_defect_kind_is_exit_2_with_the_suggestion(
+    scored_examples: tuple[str, str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    base, var = scored_examples
+    path = tmp_path / "typo.toml"
+    path.write_text(
+        '[[gate]]\nmetric = "path_score"\nrule = "not_below_baseline"\n'
+        '[[gate]]\nmetric = "defects.wasted_stpe"\nstatistic = "sum"\n'
+        'rule = "not_above_baseline"\n',
+        encoding="utf-8",
+    )
+    assert main(["gate", str(path), "--baseline", base, "--variant", var]) == 2
+    captured = capsys.readouterr()
+    err = captured.err.strip()
+    assert len(err.splitlines()) == 1 and "Traceback" not in err
+    assert str(path) in err and "gate[2].metric" in err
+    assert "did you mean defects.wasted_step?" in err
+    assert captured.out == ""

@@ -75,10 +75,10 @@ def test_absolute_budgets() -> None:
 
 
 def test_defect_counts_not_higher_than_baseline() -> None:
-    base = [rec("a", defects=("timeout",)), rec("b")]
-    same = [rec("a"), rec("b", defects=("timeout",))]
-    more = [rec("a", defects=("timeout", "timeout")), rec("b")]
-    gate = Gate("defects.timeout", "not_above_baseline", statistic="sum")
+    base = [rec("a", defects=("unrecovered_error",)), rec("b")]
+    same = [rec("a"), rec("b", defects=("unrecovered_error",))]
+    more = [rec("a", defects=("unrecovered_error", "unrecovered_error")), rec("b")]
+    gate = Gate("defects.unrecovered_error", "not_above_baseline", statistic="sum")
     assert one(gate, base, same).passed
     failed = one(gate, base, more)
     assert not failed.passed and failed.variant == 2 and failed.baseline == 1
@@ -102,8 +102,8 @@ def test_hard_safety_gate_cannot_be_outweighed() -> None:
 
 
 def test_hard_gate_fails_on_undefined_values() -> None:
-    var = [rec("a", acl_leaks=0), rec("b", acl_leaks=None)]
-    result = one(Gate("acl_leaks", "equal", threshold=0, hard=True), [], var)
+    var = [rec("a", dangerous_false_positives=0), rec("b", dangerous_false_positives=None)]
+    result = one(Gate("dangerous_false_positives", "equal", threshold=0, hard=True), [], var)
     assert not result.passed and "undefined" in result.message
 
 
@@ -118,7 +118,7 @@ def test_missing_metric_fails_loudly() -> None:
         assert not result.passed
         assert "ndcg@5" in result.message
     assert not one(
-        Gate("defects.timeout", "max", threshold=1), [], [{"case_id": "a", "metrics": {}}]
+        Gate("defects.unrecovered_error", "max", threshold=1), [], [{"case_id": "a", "metrics": {}}]
     ).passed
 
 

@@ -103,3 +103,50 @@ def stored(tmp_path_factory: pytest.TempPathFactory) -> Stored:
             store=store,
         )
     return Stored(store, "pr-7", "base")
+
+
+# ---- results files for the slice and ablation sections --------------------------------------
+#: A slice name that is a payload: slice keys are case data, untrusted like traces.
+SLICE_PAYLOAD = "<img src=x onerror=\"window.__pwned = 'slice'\">"
+
+
+def result_record(case_id: str, group: str | None, trial: int = 0, **metrics: Any) -> Any:
+    """A minimal result record, as ``score --out`` writes them (no alignment, no defects)."""
+    return {
+        "case_id": case_id,
+        "trial": trial,
+        "group": group,
+        "metrics": metrics,
+        "defects": [],
+        "alignment": [],
+        "usage": {"steps": 3},
+    }
+
+
+def write_records(path: Path, records: list[dict[str, Any]]) -> str:
+    import orjson
+
+    path.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in records))
+    return str(path)
+
+
+def sliced_pair(folder: Path) -> tuple[str, str]:
+    """Baseline and variant results of 13 cases in three slices, one trial each.
+
+    Slice ``A`` (6 cases): variant - baseline = +10 on each case (Wilcoxon exact: all six
+    ranks positive, p = 2 / 2**6 = 0.03125). Slice ``SLICE_PAYLOAD`` (5 cases): differences
+    1, 2, 3, 4, 5 (p = 2 / 2**5 = 0.0625). Holm over the two tested slices: sorted raw
+    0.03125, 0.0625 -> 2 * 0.03125 = 0.0625 and max(0.0625, 1 * 0.0625) = 0.0625. Slice ``C``
+    (2 cases, diff -20): below the default min n of 5, shown untested.
+    """
+    base, var = [], []
+    for i in range(6):
+        base.append(result_record(f"a{i}", "A", path_score=50.0 + i))
+        var.append(result_record(f"a{i}", "A", path_score=60.0 + i))
+    for i in range(5):
+        base.append(result_record(f"p{i}", SLICE_PAYLOAD, path_score=80.0))
+        var.append(result_record(f"p{i}", SLICE_PAYLOAD, path_score=81.0 + i))
+    for i in range(2):
+        base.append(result_record(f"c{i}", "C", path_score=90.0))
+        var.append(result_record(f"c{i}", "C", path_score=70.0))
+    return write_records(folder / "base.jsonl", base), write_records(folder / "var.jsonl", var)

@@ -19,7 +19,7 @@ import pytest
 
 from pathgrade.cli.main import main
 
-from .conftest import CLOSE, IMG, SCRIPT, Stored
+from .conftest import CLOSE, IMG, SCRIPT, SLICE_PAYLOAD, Stored, sliced_pair
 
 CHROMIUM = os.environ.get("PATHGRADE_CHROMIUM", "/usr/bin/chromium")
 ARGS = [
@@ -188,6 +188,38 @@ def test_filter_sort_and_trajectory_view(browser: Any, report_file: Path) -> Non
     _shot(page, "trajectory.png")
     p.click("#back")
     p.wait_for_selector("#overview:not([hidden])")
+    page.clean()
+
+
+def _slice_column(p: Any, column: int) -> list[str]:
+    return p.locator(f"table.slices tbody tr td:nth-child({column})").all_text_contents()
+
+
+def test_slice_table_sorts_by_clicking_a_header(browser: Any, tmp_path: Path) -> None:
+    base, var = sliced_pair(tmp_path)  # slices A (diff 10), the payload (3), C (-20, untested)
+    out = tmp_path / "slices.html"
+    args = ["report", var, "--baseline", base, "--by", "group", "-o", str(out)]
+    assert main([*args, "--resamples", "200"]) == 0
+    page = _open(browser, out)
+    p = page.page
+    assert _slice_column(p, 1) == ["A", SLICE_PAYLOAD, "C"]  # shown literally, in order
+    diff = p.locator("table.slices th", has_text="diff")
+    diff.click()  # numbers sort descending first
+    assert _slice_column(p, 1) == ["A", SLICE_PAYLOAD, "C"]
+    assert _slice_column(p, 6) == ["10", "3", "-20"]
+    assert "sorted-desc" in (diff.get_attribute("class") or "")
+    diff.click()
+    assert _slice_column(p, 6) == ["-20", "3", "10"]
+    assert "sorted-asc" in (diff.get_attribute("class") or "")
+    p.locator("table.slices th", has_text="slice").click()  # text sorts ascending first
+    assert _slice_column(p, 1) == sorted(["A", SLICE_PAYLOAD, "C"], key=str.lower)
+    raw_p = p.locator("table.slices th").nth(7)
+    assert raw_p.text_content() == "p"
+    for _ in range(2):  # the untested slice has no p-value: last in both directions
+        raw_p.click()
+        assert _slice_column(p, 1)[-1] == "C"
+    assert p.locator("table.slices tr.untested").count() == 1
+    _shot(page, "slices.png")
     page.clean()
 
 

@@ -19,18 +19,31 @@ Format (see ``docs/experiments.md`` and ``examples/gates.toml``)::
 
 Unknown keys and mistyped values are errors naming the file and the field
 (``gates.toml: field 'gate[2].threshold': expected a number, got "high"``).
+
+Every ``metric`` must be a name pathgrade defines (:func:`check_metric_name`), so that a typo
+cannot make a gate pass vacuously: a row of the metric catalogue
+(:mod:`pathgrade.metrics.catalogue`: ``path_score``, ``usage.latency_ms``, ``rubric.<dim>``),
+``defects.<kind>`` for a defect kind, ``usage.<field>`` for a usage field, a parameterised
+retrieval name whose parameters the registry accepts (``recall@20``, ``ndcg@10(gain=linear)``),
+or a metric of an installed plug-in (entry-point group ``pathgrade.metrics``). An unknown name
+is one line naming the file, the gate and the closest valid names
+(``gates.toml: field 'gate[3].metric': unknown defect kind 'defects.wasted_stpe'; did you mean
+defects.wasted_step? ...``). A defined name that the data lacks fails the gate at evaluation.
 """
 
 from __future__ import annotations
 
+import difflib
 import tomllib
 from pathlib import Path
 from typing import Any
 
 from pathgrade.core.errors import InputError
 from pathgrade.gates.model import Gate, GateSet, GateSettings
+from pathgrade.metrics import catalogue, registry
+from pathgrade.metrics.spec import parse_spec
 
-__all__ = ["load_gates", "parse_gates"]
+__all__ = ["check_metric_name", "load_gates", "parse_gates"]
 
 _GATE_KEYS: dict[str, tuple[type, ...]] = {
     "name": (str,),
@@ -68,8 +81,73 @@ def _check(
             )
 
 
-def parse_gates(document: dict[str, Any], file: str = "<gates>") -> GateSet:
-    """A :class:`GateSet` from an already parsed TOML document."""
+_PREFIXED = {"defects.": ("defects", "defect kind"), "usage.": ("usage", "usage field")}
+_CATALOGUE_NOTE = "every name is listed in docs/catalogue.md"
+
+
+def _plugin_names() -> list[str]:
+    """Canonical names of the metrics installed plug-ins register (none by default)."""
+    builtin = {info.name for info in registry.BUILTIN}
+    return [name for name in registry.REGISTRY.names() if name not in builtin]
+
+
+def _registered(name: str) -> bool:
+    """Whether ``name`` parses to a metric of the registry (built-in or plug-in) whose
+    cut-off and parameters it accepts."""
+    try:
+        registry.resolve(parse_spec(name))
+    except InputError:
+        return False
+    return True
+
+
+def check_metric_name(name: str, *, file: str | None = None, field: str = "metric") -> None:
+    """Raise a one-line :class:`InputError` (naming ``file``, ``field`` and the closest valid
+    names) unless ``name`` is a metric pathgrade defines (module docstring)."""
+    for prefix, (layer, what) in _PREFIXED.items():
+        if name.startswith(prefix):
+            known = catalogue.names(layer)
+            if name in known:
+                return
+            suffixes = [k.removeprefix(prefix) for k in known]
+            near = difflib.get_close_matches(name.removeprefix(prefix), suffixes, n=3)
+            hint = (
+                f"did you mean {', '.join(prefix + k for k in near)}?"
+                if near
+                else f"expected one of {', '.join(known)}"
+            )
+            raise InputError(
+                f"unknown {what} {name!r}; {hint} ({_CATALOGUE_NOTE})", file=file, field=field
+            )
+    row = catalogue.find(name)
+    if row is not None and not row.parameterised:
+        return
+    if _registered(name):
+        return
+    if row is not None:  # a retrieval row with a cut-off or parameter the registry refuses
+        try:
+            registry.resolve(parse_spec(name))
+        except InputError as error:
+            raise InputError(error.message, file=file, field=field) from None
+    near = catalogue.closest(name)
+    if not near:
+        near = difflib.get_close_matches(name, _plugin_names(), n=3)
+    hint = f"; did you mean {', '.join(near)}?" if near else ""
+    raise InputError(
+        f"unknown metric {name!r}{hint} ({_CATALOGUE_NOTE}; plug-in metrics count too)",
+        file=file,
+        field=field,
+    )
+
+
+def parse_gates(
+    document: dict[str, Any], file: str = "<gates>", *, check_names: bool = True
+) -> GateSet:
+    """A :class:`GateSet` from an already parsed TOML document.
+
+    With ``check_names`` (the default), every gate's metric must be a defined name
+    (:func:`check_metric_name`); the error names ``gate[i].metric``.
+    """
     unknown = set(document) - {"settings", "gate"}
     if unknown:
         raise InputError(
@@ -107,6 +185,8 @@ def parse_gates(document: dict[str, Any], file: str = "<gates>") -> GateSet:
         except ValueError as error:
             key, _, message = str(error).partition(": ")
             raise InputError(message, file=file, field=f"{where}{key}") from None
+        if check_names:
+            check_metric_name(table["metric"], file=file, field=f"{where}metric")
     return GateSet(tuple(gates), settings)
 
 

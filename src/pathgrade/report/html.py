@@ -38,16 +38,44 @@ _SCRIPT_ESCAPES = {
 
 @dataclass(frozen=True)
 class SummaryRow:
-    """One metric of the summary: mean over defined values, its interval, counts, and which
-    way is better (``higher``, ``lower`` or ``neither``, from the metric catalogue)."""
+    """One metric of the summary: the mean of per-case means, its cluster-bootstrap interval,
+    ``n`` cases and ``runs`` runs with a defined value, ``undefined`` runs, and which way is
+    better (``higher``, ``lower`` or ``neither``, from the metric catalogue)."""
 
     metric: str
     mean: float | None
     low: float | None
     high: float | None
     n: int
+    runs: int
     undefined: int
     direction: str
+
+
+@dataclass(frozen=True)
+class SliceTable:
+    """One metric by slices of ``field``: ``rows`` are ``SliceSummary.to_dict()`` (one run) or
+    ``SliceDiff.to_dict()`` (``paired``) of :mod:`pathgrade.stats.slices`, with ``slice`` as
+    display text; slices under ``min_n`` cases have ``tested`` false."""
+
+    metric: str
+    field: str
+    paired: bool
+    min_n: int
+    rows: list[dict[str, Any]]
+
+
+#: How the ablation section names each effect of :data:`pathgrade.stats.ablation.EFFECTS`.
+EFFECT_LABELS = {
+    "main_a": "main effect of A",
+    "main_b": "main effect of B",
+    "interaction": "interaction",
+    "simple_a": "A alone (RA - R0)",
+    "simple_b": "B alone (RB - R0)",
+    "simple_ab": "A+B (RAB - R0)",
+    "a_with_b": "A with B present (RAB - RB)",
+    "b_with_a": "B with A present (RAB - RA)",
+}
 
 
 @dataclass(frozen=True)
@@ -84,6 +112,7 @@ class ReportData:
     confidence: float
     cases: list[dict[str, Any]]
     columns: list[str]
+    n_cases: int = 0
     extras: dict[str, Any] = field(default_factory=dict)
     abstention: dict[str, Any] | None = None
     retrieval: dict[str, Any] | None = None
@@ -95,6 +124,8 @@ class ReportData:
     change_metric: str | None = None
     better: list[CaseChange] = field(default_factory=list)
     worse: list[CaseChange] = field(default_factory=list)
+    slices: list[SliceTable] = field(default_factory=list)
+    ablation: dict[str, Any] | None = None
 
 
 def json_for_script(value: Any) -> Markup:
@@ -165,6 +196,7 @@ def render_html(data: ReportData) -> str:
         # Only this exact script may run (CSP hash): a second line of defence under escaping.
         script_hash=f"sha256-{digest}",
         level=round(data.confidence * 100),
+        effect_labels=EFFECT_LABELS,
     )
 
 

@@ -294,6 +294,42 @@
       el("p", { className: "note", text: missed.length ? "gold not retrieved: " + missed.join(", ") : "every gold item was retrieved" })]);
   }
 
+  // ---- sortable tables rendered on the page (slices) --------------------------------------
+  // Each cell carries its sort value in data-value ("" = undefined, always last); rows are
+  // moved, never rebuilt, and ties keep the original order.
+  function sortableTables() {
+    Array.prototype.forEach.call(document.querySelectorAll("table.sortable"), function (table) {
+      var body = table.tBodies[0];
+      Array.prototype.forEach.call(body.rows, function (row, i) { row.setAttribute("data-index", String(i)); });
+      var heads = table.tHead.rows[0].cells;
+      Array.prototype.forEach.call(heads, function (th, column) {
+        var type = th.getAttribute("data-type");
+        if (!type) return;
+        th.title = "sort by " + th.textContent;
+        th.addEventListener("click", function () {
+          var dir = th.classList.contains("sorted-desc") ? 1 : th.classList.contains("sorted-asc") ? -1 : (type === "num" ? -1 : 1);
+          Array.prototype.forEach.call(heads, function (h) { h.classList.remove("sorted-asc", "sorted-desc"); });
+          th.classList.add(dir > 0 ? "sorted-asc" : "sorted-desc");
+          var keyed = Array.prototype.map.call(body.rows, function (row) {
+            var cell = row.cells[column];
+            var raw = cell ? cell.getAttribute("data-value") : null;
+            var value = raw === null || raw === "" ? null : (type === "num" ? Number(raw) : raw.toLowerCase());
+            if (typeof value === "number" && isNaN(value)) value = null;
+            return { row: row, value: value, index: Number(row.getAttribute("data-index")) };
+          });
+          keyed.sort(function (x, y) {
+            if (x.value === null || y.value === null) {
+              return x.value === y.value ? x.index - y.index : (x.value === null ? 1 : -1);
+            }
+            if (x.value === y.value) return x.index - y.index;
+            return (x.value < y.value ? -1 : 1) * dir;
+          });
+          keyed.forEach(function (k) { body.appendChild(k.row); });
+        });
+      });
+    });
+  }
+
   function route() {
     var match = /^#case=(\d+)$/.exec(location.hash);
     var overview = document.getElementById("overview"), caseView = document.getElementById("case-view");
@@ -307,6 +343,7 @@
     }
   }
   window.addEventListener("hashchange", route);
+  sortableTables();
   refresh();
   route();
 })();
