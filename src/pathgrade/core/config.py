@@ -124,6 +124,15 @@ class AnswerLayer(_Config):
     rel_tol: float = Field(default=1e-6, ge=0)
 
 
+class CompareConfig(_Config):
+    """``pathgrade compare``: the primary family Holm runs over (empty: the default family).
+
+    Not part of the scoring: it does not enter the config hash that comparisons check.
+    """
+
+    primary: tuple[str, ...] = ()
+
+
 class ScoringConfig(_Config):
     """Everything that changes a trajectory score.
 
@@ -142,3 +151,4 @@ class ScoringConfig(_Config):
     dangerous_tools: tuple[str, ...] = ()
     retrieval: RetrievalLayer = Field(default_factory=RetrievalLayer)
     answer: AnswerLayer = Field(default_factory=AnswerLayer)
+    compare: CompareConfig = Field(default_factory=CompareConfig)

@@ -15,6 +15,8 @@ The table mirrors :class:`~pathgrade.core.config.ScoringConfig`::
     [matching.tools.refund.fields.amount]
     mode = "numeric"
     abs_tol = 0.01
+    [compare]                # not scoring: outside the config hash
+    primary = ["path_score", "ndcg@10"]
 """
 
 from __future__ import annotations

@@ -47,6 +47,7 @@ from numpy.typing import NDArray
 
 from pathgrade.metrics.spec import Direction
 from pathgrade.stats.compare import metric_direction
+from pathgrade.stats.family import ALWAYS_PRIMARY, default_primary
 from pathgrade.stats.holm import holm
 from pathgrade.stats.paired import sign_flip_permutation
 from pathgrade.stats.records import case_values, metric_names
@@ -80,8 +81,9 @@ EFFECTS = (
     "b_with_a",
 )
 FAMILY = EFFECTS[:3]
-#: Primary metrics when none are named (those present); all metrics when none is present.
-DEFAULT_PRIMARY = ("path_score", "goal_success")
+#: Always primary when none are named (those present); with them, each layer's headline
+#: (:func:`pathgrade.stats.family.default_primary`, as ``compare``); all metrics when none is.
+DEFAULT_PRIMARY = ALWAYS_PRIMARY
 _CHUNK_ELEMENTS = 1 << 18
 
 
@@ -377,7 +379,8 @@ def ablation_records(
         baseline, a, b, ab: records of R0, RA, RB and RAB.
         metrics: names to analyse; default every metric and ``usage.*`` field on all four.
         primary: the Holm family's metrics; default: ``metrics`` when given, else those of
-            :data:`DEFAULT_PRIMARY` that are analysed, else every analysed metric.
+            :func:`pathgrade.stats.family.default_primary` (``path_score``, ``goal_success``
+            and each layer's headline) that are analysed, else every analysed metric.
         resamples: bootstrap (and Monte Carlo permutation) resamples.
         confidence: interval level; ``1 - confidence`` is the significance level.
         seed: the seed every random stream is derived from (one stream per metric).
@@ -395,9 +398,8 @@ def ablation_records(
         names = [m for m in metric_names(baseline) if all(m in s for s in common)]
     else:
         names = list(dict.fromkeys(metrics))
-    # TODO(issue 19): use the primary family of compare once it is defined there.
     if primary is None:
-        chosen = names if metrics is not None else [m for m in DEFAULT_PRIMARY if m in names]
+        chosen = names if metrics is not None else default_primary(names)
         primary_set = set(chosen or names)
     else:
         primary_set = set(primary)

@@ -10,16 +10,25 @@ counted (``undefined``). Per metric:
 * ``ci``: paired bootstrap interval of ``diff`` (:mod:`pathgrade.stats.bootstrap`);
 * ``effect_size``: Cohen's ``d_z`` of the paired differences;
 * ``test``: ``mcnemar_exact`` for binary metrics with one trial per case on both sides, else
-  ``wilcoxon`` (signed-rank, SciPy), with the sign-flip permutation p-value alongside
-  (``p_permutation``);
-* ``p_holm``: Holm-adjusted over all metrics compared;
-* ``verdict``: ``improved`` / ``regressed`` when the interval excludes 0 *and*
-  ``p_holm < 1 - confidence``, in the metric's better direction (its row of
-  :mod:`pathgrade.metrics.catalogue`: a rise in a lower-is-better count such as
-  ``missing_steps`` is ``regressed``); ``changed`` for such a difference in a metric with no
-  better direction (``neither``, or a name the catalogue does not know); otherwise
-  ``no detectable difference`` (the data cannot tell); ``no paired data`` when no pair is
-  defined.
+  ``wilcoxon`` (signed-rank, exact for small samples: :mod:`pathgrade.stats.exact`), with the
+  sign-flip permutation p-value alongside (``p_permutation``);
+* ``family``: ``primary`` or ``secondary`` (:func:`pathgrade.stats.family.primary_family`:
+  ``primary`` names, else the ``metrics`` asked for, else ``path_score``, ``goal_success`` and
+  each layer's headline metric);
+* ``p_holm``: Holm-adjusted over the primary family only (``N`` = its metrics with a test);
+  ``nan`` (``null`` in JSON) for a secondary metric, which keeps its raw ``p_value``;
+* ``verdict``: the table of :mod:`pathgrade.stats.family`, in the metric's better direction
+  (its row of :mod:`pathgrade.metrics.catalogue`: a rise in a lower-is-better count such as
+  ``missing_steps`` is ``regressed``; ``changed`` for a metric with no better direction):
+  ``improved`` / ``regressed`` / ``changed`` need an interval that excludes 0 *and*
+  ``p_holm < 1 - confidence``; a secondary metric says ``improved (secondary,
+  uncorrected)`` on its raw p; ``not significant after correcting for N comparisons`` when
+  only the correction removes it; ``not significant`` when the interval excludes 0 but the
+  raw p does not pass; ``no detectable difference`` when the interval spans 0;
+* ``power`` (primary metrics): :func:`pathgrade.stats.power.paired_power` of the per-case
+  differences at ``alpha = 1 - confidence`` and 80% power: the minimum detectable effect for
+  the observed sd and ``n``, and the cases needed to detect the observed ``diff`` (the paired
+  t-test's formula: a guide to the sample size, not the test the p-value comes from).
 """
 
 from __future__ import annotations
@@ -28,13 +37,15 @@ import math
 import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
+from numpy.typing import NDArray
 
 from pathgrade.metrics import catalogue
 from pathgrade.metrics.spec import Direction
 from pathgrade.stats.bootstrap import CIMethod, bootstrap_mean_ci
+from pathgrade.stats.family import NO_DATA, primary_family, significance_level, verdict
 from pathgrade.stats.holm import holm
 from pathgrade.stats.paired import (
     cohens_dz,
@@ -42,15 +53,22 @@ from pathgrade.stats.paired import (
     sign_flip_permutation,
     wilcoxon_signed_rank,
 )
+from pathgrade.stats.power import PowerResult, paired_power
 from pathgrade.stats.records import case_values, metric_names
 
-__all__ = ["Comparison", "MetricComparison", "compare_records", "metric_direction"]
+__all__ = [
+    "POWER",
+    "Comparison",
+    "Family",
+    "MetricComparison",
+    "compare_records",
+    "metric_direction",
+    "power_dict",
+]
 
-IMPROVED = "improved"
-REGRESSED = "regressed"
-CHANGED = "changed"
-NO_DIFFERENCE = "no detectable difference"
-NO_DATA = "no paired data"
+Family = Literal["primary", "secondary"]
+#: The power at which the minimum detectable effect and the cases needed are computed.
+POWER = 0.8
 
 
 def metric_direction(name: str) -> Direction:
@@ -60,13 +78,28 @@ def metric_direction(name: str) -> Direction:
     return found.direction if found is not None else "neither"
 
 
-def _json_float(value: float) -> float | None:
+def _json_float(value: float | None) -> float | None:
     return None if value is None or math.isnan(value) else float(value)
+
+
+def power_dict(power: PowerResult) -> dict[str, Any]:
+    """``{"mde", "cases_needed", "reason", "n", "sd", "alpha", "target_power"}``: ``reason``
+    says why ``mde`` (or, when only it is undefined, ``cases_needed``) is ``None``."""
+    return {
+        "mde": power.mde,
+        "cases_needed": power.n_needed,
+        "reason": power.mde_reason or power.n_needed_reason,
+        "n": power.n,
+        "sd": _json_float(power.sd),
+        "alpha": power.alpha,
+        "target_power": power.power,
+    }
 
 
 @dataclass(frozen=True)
 class MetricComparison:
-    """The comparison of one metric over the paired cases (``direction`` from the catalogue)."""
+    """The comparison of one metric over the paired cases (``direction`` from the catalogue;
+    ``p_holm`` is ``nan`` and ``power`` ``None`` for a secondary metric)."""
 
     name: str
     direction: Direction
@@ -83,6 +116,8 @@ class MetricComparison:
     discordant: tuple[int, int] | None = None
     p_holm: float = float("nan")
     verdict: str = NO_DATA
+    family: Family = "primary"
+    power: PowerResult | None = None
 
     @property
     def higher_is_better(self) -> bool | None:
@@ -92,6 +127,7 @@ class MetricComparison:
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready: ``nan`` becomes ``null``."""
         doc: dict[str, Any] = {
+            "family": self.family,
             "baseline": _json_float(self.baseline),
             "variant": _json_float(self.variant),
             "diff": _json_float(self.diff),
@@ -105,6 +141,7 @@ class MetricComparison:
             "undefined": self.undefined,
             "direction": self.direction,
             "higher_is_better": self.higher_is_better,
+            "power": power_dict(self.power) if self.power is not None else None,
         }
         if self.p_permutation is not None:
             doc["p_permutation"] = _json_float(self.p_permutation)
@@ -115,7 +152,8 @@ class MetricComparison:
 
 @dataclass(frozen=True)
 class Comparison:
-    """All metrics compared; ``unpaired`` lists ``{"case_id", "only_in"}`` entries."""
+    """All metrics compared, primary family first; ``unpaired`` lists ``{"case_id",
+    "only_in"}`` entries; ``family_size`` is the ``N`` Holm corrected for."""
 
     paired_cases: int
     unpaired: list[dict[str, str]]
@@ -125,20 +163,38 @@ class Comparison:
     ci_method: CIMethod
     seed: int
     settings: dict[str, Any] = field(default_factory=dict)
+    primary: tuple[str, ...] = ()
+    family_source: str = "all"
+    family_size: int = 0
+
+    @property
+    def alpha(self) -> float:
+        """The significance level of every verdict, ``1 - confidence`` (rounded)."""
+        return significance_level(self.confidence)
 
     def to_dict(self) -> dict[str, Any]:
         """The ``pathgrade compare --json`` document."""
         return {
             "paired_cases": self.paired_cases,
             "unpaired": self.unpaired,
+            "family": {
+                "primary": list(self.primary),
+                "size": self.family_size,
+                "source": self.family_source,
+            },
             "metrics": {name: m.to_dict() for name, m in self.metrics.items()},
             "settings": {
                 "confidence": self.confidence,
+                "alpha": self.alpha,
+                "power": POWER,
                 "resamples": self.resamples,
                 "ci_method": self.ci_method,
                 "seed": self.seed,
             },
         }
+
+
+FloatArray = NDArray[np.float64]
 
 
 def _metric_seed(seed: int, name: str) -> np.random.Generator:
@@ -157,7 +213,8 @@ def _compare_metric(
     confidence: float,
     ci_method: CIMethod,
     seed: int,
-) -> MetricComparison:
+) -> tuple[MetricComparison, FloatArray]:
+    """The metric's comparison (before family, Holm and verdict) and its paired differences."""
     base = case_values(baseline, name, "baseline")
     var = case_values(variant, name, "variant")
     b = np.array([base.means[c] for c in paired], dtype=np.float64)
@@ -167,9 +224,10 @@ def _compare_metric(
     undefined = len(paired) - n
     nan = float("nan")
     if n == 0:
-        return MetricComparison(
+        empty = MetricComparison(
             name, direction, 0, undefined, nan, nan, nan, (nan, nan), nan, None, nan
         )
+        return empty, np.empty(0)
     b, v = b[ok], v[ok]
     d = v - b
     gen = _metric_seed(seed, name)
@@ -192,30 +250,34 @@ def _compare_metric(
     if base.binary and var.binary and one_trial:
         wins = int(np.count_nonzero((b == 0) & (v == 1)))
         losses = int(np.count_nonzero((b == 1) & (v == 0)))
-        return replace(
+        tested = replace(
             common,
             test="mcnemar_exact",
             p_value=mcnemar_exact(wins, losses),
             discordant=(wins, losses),
         )
-    return replace(
+        return tested, d
+    tested = replace(
         common,
         test="wilcoxon",
         p_value=wilcoxon_signed_rank(d),
         p_permutation=sign_flip_permutation(d, resamples, gen),
     )
+    return tested, d
 
 
-def _verdict(m: MetricComparison, p_holm: float, alpha: float) -> str:
-    if m.n == 0:
-        return NO_DATA
-    low, high = m.ci
-    if math.isnan(p_holm) or p_holm >= alpha or low <= 0.0 <= high:
-        return NO_DIFFERENCE
-    if m.direction == "neither":
-        return CHANGED
-    better = (m.diff > 0) == (m.direction == "higher")
-    return IMPROVED if better else REGRESSED
+def _paired_ids(
+    baseline: Sequence[Mapping[str, Any]], variant: Sequence[Mapping[str, Any]]
+) -> tuple[list[str], list[dict[str, str]]]:
+    base_ids = list(dict.fromkeys(str(r.get("case_id")) for r in baseline))
+    var_ids = list(dict.fromkeys(str(r.get("case_id")) for r in variant))
+    var_set, base_set = set(var_ids), set(base_ids)
+    paired = [c for c in base_ids if c in var_set]
+    if not paired:
+        raise ValueError("baseline and variant have no case_id in common")
+    unpaired = [{"case_id": c, "only_in": "baseline"} for c in base_ids if c not in var_set]
+    unpaired += [{"case_id": c, "only_in": "variant"} for c in var_ids if c not in base_set]
+    return paired, unpaired
 
 
 def compare_records(
@@ -223,6 +285,7 @@ def compare_records(
     variant: Sequence[Mapping[str, Any]],
     *,
     metrics: Sequence[str] | None = None,
+    primary: Sequence[str] | None = None,
     resamples: int = 10_000,
     confidence: float = 0.95,
     ci_method: CIMethod = "percentile",
@@ -234,7 +297,10 @@ def compare_records(
         baseline: records of the baseline system.
         variant: records of the variant.
         metrics: names to compare (see :mod:`pathgrade.stats.records`); default: every metric
-            and ``usage.*`` field found on both sides.
+            and ``usage.*`` field found on both sides. Given, they are the primary family
+            (unless ``primary`` is given too).
+        primary: the primary family (Holm runs over it only); names it has that ``metrics``
+            lacks are compared too. Default: :func:`pathgrade.stats.family.primary_family`.
         resamples: bootstrap (and permutation) resamples.
         confidence: interval level; the verdict's significance level is ``1 - confidence``.
         ci_method: ``"percentile"`` or ``"bca"``.
@@ -244,23 +310,17 @@ def compare_records(
 
     Raises:
         ValueError: no case in common.
-        MissingMetricError: a requested metric that one side does not carry.
+        MissingMetricError: a requested (or primary) metric that one side does not carry.
     """
-    base_ids = list(dict.fromkeys(str(r.get("case_id")) for r in baseline))
-    var_ids = list(dict.fromkeys(str(r.get("case_id")) for r in variant))
-    var_set, base_set = set(var_ids), set(base_ids)
-    paired = [c for c in base_ids if c in var_set]
-    if not paired:
-        raise ValueError("baseline and variant have no case_id in common")
-    unpaired = [{"case_id": c, "only_in": "baseline"} for c in base_ids if c not in var_set]
-    unpaired += [{"case_id": c, "only_in": "variant"} for c in var_ids if c not in base_set]
+    paired, unpaired = _paired_ids(baseline, variant)
     if metrics is None:
         in_variant = set(metric_names(variant))
         names = [m for m in metric_names(baseline) if m in in_variant]
     else:
-        names = list(metrics)
-    results = [
-        _compare_metric(
+        names = list(dict.fromkeys(metrics))
+    names += [p for p in dict.fromkeys(primary or ()) if p not in names]
+    computed = {
+        name: _compare_metric(
             name,
             baseline,
             variant,
@@ -272,11 +332,43 @@ def compare_records(
             seed=seed,
         )
         for name in names
-    ]
-    adjusted = holm([m.p_value for m in results])
-    alpha = 1.0 - confidence
-    final = {
-        m.name: replace(m, p_holm=p, verdict=_verdict(m, p, alpha))
-        for m, p in zip(results, adjusted, strict=True)
     }
-    return Comparison(len(paired), unpaired, final, confidence, resamples, ci_method, seed)
+    family, source = primary_family(
+        names, metrics=metrics, primary=primary, has_data=lambda n: computed[n][0].n > 0
+    )
+    adjusted = dict(zip(family, holm([computed[n][0].p_value for n in family]), strict=True))
+    size = sum(1 for p in adjusted.values() if not math.isnan(p))
+    alpha = significance_level(confidence)
+    final: dict[str, MetricComparison] = {}
+    for name in [*family, *(n for n in names if n not in adjusted)]:
+        m, d = computed[name]
+        p_holm = adjusted.get(name)
+        power = paired_power(d, alpha=alpha, power=POWER) if p_holm is not None else None
+        final[name] = replace(
+            m,
+            family="primary" if p_holm is not None else "secondary",
+            p_holm=float("nan") if p_holm is None else p_holm,
+            power=power,
+            verdict=verdict(
+                n=m.n,
+                ci=m.ci,
+                diff=m.diff,
+                direction=m.direction,
+                p_value=m.p_value,
+                p_holm=p_holm,
+                family_size=size,
+                alpha=alpha,
+            ),
+        )
+    return Comparison(
+        len(paired),
+        unpaired,
+        final,
+        confidence,
+        resamples,
+        ci_method,
+        seed,
+        primary=tuple(family),
+        family_source=source,
+        family_size=size,
+    )
