@@ -1,8 +1,9 @@
 """Dataset-level extras of one partition, in a form the coordinator can merge exactly.
 
 - **Retrieval micro averages.** The in-memory summary pools, over the runs with a defined
-  value (``mask``: the same runs as the macro mean, whatever the ``no_gold`` policy): precision@K = sum hits@K / (K * |mask|) (without K: / sum N,
-  the retrieved count), recall@K = sum hits@K / sum |G|, hit_rate@K = |{hits@K > 0}| / |mask|;
+  value (``mask``: the same runs as the macro mean, whatever the ``no_gold`` policy):
+  precision@K = sum hits@K / (K * |mask|) (without K: / sum N, the retrieved count),
+  recall@K = sum hits@K / sum |G|, hit_rate@K = |{hits@K > 0}| / |mask|;
   count metrics are sums; the rest have no pooled form. The numerators are integers, so a
   partition's numerator is recovered exactly from its micro value ``m`` and denominator
   ``D`` as ``round(m * D)``; ``D`` is computed here from the per-run values and the cases'
