@@ -27,6 +27,7 @@ from pathgrade.layers import (
 )
 from pathgrade.metrics.tool.schemas import ToolSet
 from pathgrade.metrics.tool.validators import Validator
+from pathgrade.metrics.trajectory.alignment_text import StepTexts
 from pathgrade.metrics.trajectory.scorer import score_trajectories
 from pathgrade.plugins import argument_matchers
 
@@ -57,6 +58,8 @@ def score(
     validators: Mapping[str, Validator] | None = None,
     strict_tools: bool = False,
     progress: Callable[[int, int], None] | None = None,
+    gc_pause: bool = False,
+    step_texts: StepTexts | None = None,
 ) -> ScoreResult:
     """Score every run: its path against the case's references, plus every other layer the
     data has labels for (retrieval, tool calls, answers; pass@k over trials).
@@ -70,6 +73,13 @@ def score(
         validators: custom argument validators by name (tool layer).
         strict_tools: a called tool that no schema names is an error, not a report.
         progress: ``progress(done, total)``, called as batches of runs are scored.
+        gc_pause: pause the cyclic garbage collector while scoring (about a third faster on
+            large batches; see :mod:`pathgrade.core.gc_pause`). It is a change to the whole
+            process while the call runs, so it is off unless asked for; the ``pathgrade``
+            command turns it on.
+        step_texts: the texts of step objects, kept across calls by whoever scores many
+            batches of the same steps (an engine keeps one per worker process); a new one
+            for this call when not given.
 
     Returns:
         A :class:`~pathgrade.core.results.ScoreResult`: per-run metrics (column-wise),
@@ -81,9 +91,11 @@ def score(
     config = config or ScoringConfig()
     case_map, run_list, plugins = _case_map(cases), list(runs), argument_matchers()
     # Scoring allocates many objects and creates no reference cycles (see ``paused_gc``).
-    with paused_gc():
+    with paused_gc(gc_pause):
         columns, case_columns = RunColumns.gather(run_list), CaseColumns.gather(case_map)
-        result = score_trajectories(case_map, run_list, config, plugins, progress, columns)
+        result = score_trajectories(
+            case_map, run_list, config, plugins, progress, columns, step_texts
+        )
         extra = LayerColumns()
         retrieval_columns(case_columns, columns, config, extra)
         tool_columns(

@@ -4,25 +4,22 @@ from __future__ import annotations
 
 import re
 import sys
-from collections import Counter
 from pathlib import Path
 from typing import Annotated, Any
 
-import orjson
 import typer
 from rich.console import Console
 
 from pathgrade.cli.progress import progress_bar
 from pathgrade.cli.runs import save_run
-from pathgrade.cli.score_partitioned import score_partitioned
+from pathgrade.cli.score_partitioned import JsonStream, score_partitioned
 from pathgrade.core.errors import InputError
-from pathgrade.core.results import ScoreResult
 from pathgrade.engines.runner import DEFAULT_PARTITION_SIZE
 from pathgrade.evaluate import score
 from pathgrade.io.cases import load_cases, load_runs
 from pathgrade.io.config import load_config
 from pathgrade.io.partitions import file_kind
-from pathgrade.io.results import write_results
+from pathgrade.io.results import iter_records_jsonl, jsonl_records, records_jsonl, write_jsonl
 from pathgrade.io.step_pool import StepPool
 from pathgrade.io.tools import entry_point_validators, load_tools
 from pathgrade.report.text import render_runs, render_summary
@@ -35,13 +32,6 @@ def _located(error: InputError, file: str, lines: list[int]) -> InputError:
     if match and int(match.group(1)) < len(lines):
         return error.at(file=file, line=lines[int(match.group(1))])
     return error.at(file=file)
-
-
-def _defect_counts(result: ScoreResult) -> dict[str, int]:
-    counts: Counter[str] = Counter()
-    for run in result:
-        counts.update(d.kind for d in run.defects)
-    return dict(counts)
 
 
 def score_command(
@@ -115,9 +105,11 @@ def score_command(
         return
     toolset = load_tools(tools) if tools is not None else None
     pool = StepPool()  # runs share steps with their cases' references
-    loaded_cases = load_cases(cases, skip_invalid=skip_invalid, pool=pool)
+    # This command owns its process: the GC is paused while records are built (see
+    # pathgrade.core.gc_pause), which a library call does only when asked.
+    loaded_cases = load_cases(cases, skip_invalid=skip_invalid, pool=pool, gc_pause=True)
     by_id = {c.case_id: c for c in loaded_cases.items}
-    loaded_runs = load_runs(runs, by_id, skip_invalid=skip_invalid, pool=pool)
+    loaded_runs = load_runs(runs, by_id, skip_invalid=skip_invalid, pool=pool, gc_pause=True)
     skipped = loaded_cases.skipped + loaded_runs.skipped
     if not loaded_runs.items:
         raise InputError("no valid runs to score", file=str(runs))
@@ -131,23 +123,25 @@ def score_command(
                 validators=entry_point_validators(),
                 strict_tools=strict,
                 progress=update,
+                gc_pause=True,
             )
     except InputError as failure:
         # Errors raised while scoring name a run by position: point at its line in the file.
         raise _located(failure, str(runs), loaded_runs.lines) from None
     summary: dict[str, Any] = result.summary()
-    summary["defects"] = _defect_counts(result)
+    summary["defects"] = result.defect_counts()
     if skip_invalid:
         summary["skipped"] = {"count": len(skipped), "reasons": [str(e) for e in skipped]}
-    if out is not None:
-        write_results(out, (r.to_dict() for r in result))
+    if out is not None:  # the records as every engine writes them (pathgrade.io.results)
+        write_jsonl(out, iter_records_jsonl(result, loaded_runs.items))
     if save is not None:
         inputs = [cases, runs, config, tools]
         save_run(save, result, loaded_runs.items, by_id, scoring, label, inputs, summary, store)
-    if as_json:
-        document = {"summary": summary, "results": [r.to_dict() for r in result]}
-        sys.stdout.buffer.write(orjson.dumps(document, option=orjson.OPT_INDENT_2))
-        sys.stdout.buffer.write(b"\n")
+    if as_json:  # the document the partitioned path prints, from the same records
+        stream = JsonStream(sys.stdout.buffer)
+        for chunk in iter_records_jsonl(result, loaded_runs.items):
+            stream.records(chunk)
+        stream.close(summary)
     else:
         console = Console()
         render_runs(console, result, limit)
@@ -162,13 +156,14 @@ def score_command(
 
 
 def score_to_records(cases: Path, runs: Path, config: Path | None = None) -> list[dict[str, Any]]:
-    """Score a cases file and a runs file as ``pathgrade score`` does; the result records."""
+    """Score a cases file and a runs file as ``pathgrade score`` does (for a command: the GC
+    is paused while loading and scoring); the result records."""
     scoring = load_config(config)
     pool = StepPool()
-    by_id = {c.case_id: c for c in load_cases(cases, pool=pool).items}
-    loaded = load_runs(runs, by_id, pool=pool)
+    by_id = {c.case_id: c for c in load_cases(cases, pool=pool, gc_pause=True).items}
+    loaded = load_runs(runs, by_id, pool=pool, gc_pause=True)
     try:
-        result = score(by_id, loaded.items, scoring)
+        result = score(by_id, loaded.items, scoring, gc_pause=True)
     except InputError as failure:
         raise _located(failure, str(runs), loaded.lines) from None
-    return [r.to_dict() for r in result]
+    return jsonl_records(records_jsonl(result, loaded.items))

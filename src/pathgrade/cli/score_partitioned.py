@@ -20,8 +20,9 @@ from pathgrade.engines.runner import Engine, evaluate_files
 from pathgrade.report.text import render_summary
 
 
-class _JsonStream:
-    """Writes ``{"results": [r1, r2, ...], "summary": {...}}`` as records arrive."""
+class JsonStream:
+    """Writes ``{"results": [r1, r2, ...], "summary": {...}}`` as records arrive (JSONL
+    chunks, one record a line); what ``pathgrade score --json`` prints, partitioned or not."""
 
     def __init__(self, stream: BinaryIO) -> None:
         self._stream = stream
@@ -59,7 +60,7 @@ def score_partitioned(
     strict: bool,
 ) -> None:
     """Score through :func:`pathgrade.engines.runner.evaluate_files` and render the summary."""
-    stream = _JsonStream(sys.stdout.buffer) if as_json else None
+    stream = JsonStream(sys.stdout.buffer) if as_json else None
     handle = out.open("wb") if out is not None else None
     written = 0
 
@@ -85,6 +86,7 @@ def score_partitioned(
             tools_path=tools,
             strict_tools=strict,
             sink=sink,
+            gc_pause=True,  # this command owns its process
         )
     except InputError as error:
         if handle is not None and written:

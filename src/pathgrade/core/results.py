@@ -1,7 +1,8 @@
 """Result types of :func:`pathgrade.score`: per-run metrics, defects, alignment, summary.
 
 Scores are kept column-wise (one NumPy array per metric, ``nan`` = undefined) so that large
-batches cost no per-run objects; :class:`RunResult` objects are built on demand.
+batches cost no per-run objects; :class:`RunResult` objects are built on demand. The file
+form of a run's result (the record) is defined by :mod:`pathgrade.io.results.schema`.
 """
 
 from __future__ import annotations
@@ -10,10 +11,17 @@ import math
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 import numpy.typing as npt
+
+if TYPE_CHECKING:
+    from pathgrade.core.explanations import AlignmentColumns, DefectColumns
+
+#: The version of the result record :meth:`RunResult.to_dict` gives and ``score --out``
+#: writes (the record is defined, field by field, in :mod:`pathgrade.io.results.schema`).
+RECORD_SCHEMA_VERSION = 1
 
 MetricKind = Literal["rate", "bool", "count", "score"]
 
@@ -110,8 +118,9 @@ class RunResult:
     usage: Mapping[str, float | int | None]
 
     def to_dict(self) -> dict[str, Any]:
+        """The run's result record (:class:`pathgrade.io.results.schema.ResultRecord`)."""
         return {
-            "schema_version": 1,
+            "schema_version": RECORD_SCHEMA_VERSION,
             "case_id": self.case_id,
             "run_id": self.run_id,
             "trial": self.trial,
@@ -145,14 +154,12 @@ class ScoreResult:
     details: Callable[[int], tuple[tuple[Defect, ...], tuple[AlignedStep, ...]]]
     usage: Callable[[int], Mapping[str, float | int | None]]
     summary_extra: Mapping[str, Any] = field(default_factory=dict)
-    #: For record writers (None: use ``details``): run ``r``'s defects alone, and the JSON
-    #: text of every run's alignment (the bytes orjson writes for ``details(r)[1]``), built
-    #: column-wise without an object per aligned step.
-    defects_of: Callable[[int], tuple[Defect, ...]] | None = None
-    alignments_json: Callable[[], list[bytes]] | None = None
-    #: Every run's defects list as JSON text (what orjson writes for the ``to_dict`` of
-    #: ``details(r)[0]``), and the count of each defect kind.
-    defects_json: Callable[[], tuple[list[bytes], Counter[str]]] | None = None
+    #: For record writers (None: use ``details``): the same facts as ``details`` gives, as
+    #: columns, without an object per run: every run's defects, and the alignments of runs
+    #: ``start`` to ``stop - 1`` (``alignment_columns(start, stop)``; made a range at a time,
+    #: so that the entries of all the runs are never held at once).
+    defect_columns: Callable[[], DefectColumns] | None = None
+    alignment_columns: Callable[[int, int], AlignmentColumns] | None = None
 
     def __len__(self) -> int:
         return len(self.case_ids)
@@ -199,6 +206,16 @@ class ScoreResult:
         out["undefined"] = undefined
         out.update(self.summary_extra)
         return out
+
+    def defect_counts(self) -> dict[str, int]:
+        """How many defects of each kind the runs have, by kind name (sorted)."""
+        counts: Counter[str] = Counter()
+        if self.defect_columns is not None:
+            counts = self.defect_columns().counts()
+        else:
+            for index in range(len(self)):
+                counts.update(d.kind for d in self.details(index)[0])
+        return dict(sorted(counts.items()))
 
     def to_json_dict(self) -> dict[str, Any]:
         """The document ``pathgrade score --json`` prints."""

@@ -15,7 +15,7 @@ from contextlib import ExitStack
 from typing import Any
 
 from pathgrade.core.errors import InputError
-from pathgrade.engines.work import PartitionOutput, ScoreTask, run_task
+from pathgrade.engines.work import PartitionOutput, ScoreTask, init_worker, run_task
 
 
 def map_dask(
@@ -42,6 +42,8 @@ def map_dask(
                 )
             )
             client = stack.enter_context(Client(cluster))
+            # Workers pathgrade started keep the heap memory they free (engines/heap.py).
+            client.run(init_worker)
         limit = 4 * max(1, len(client.scheduler_info().get("workers", {})) or workers)
         window: deque[Any] = deque()
         for task in tasks:

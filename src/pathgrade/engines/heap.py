@@ -10,6 +10,9 @@ about 3 page faults and 7-14 µs of system time per run scored (a worker's CPU i
 
 What the process keeps is what one partition needs, so peak memory is still bounded by the
 partition size. Only glibc has ``mallopt``; elsewhere (musl, macOS) nothing changes.
+
+The settings last as long as the process, so they are applied only in worker processes that
+pathgrade starts (by :func:`pathgrade.engines.work.init_worker`), never in a caller's process.
 """
 
 from __future__ import annotations

@@ -60,6 +60,7 @@ def evaluate_files(
     tools_path: str | Path | None = None,
     strict_tools: bool = False,
     sink: Callable[[bytes], object] | None = None,
+    gc_pause: bool = False,
 ) -> Evaluation:
     """Score every run of ``runs_path`` against the cases of ``cases_path``.
 
@@ -69,6 +70,11 @@ def evaluate_files(
             ``workers`` processes started for the run).
         partition_size: records per partition (the unit of memory and of parallel work).
         sink: called with each partition's result records (JSONL bytes), in input order.
+        gc_pause: also pause the garbage collector while partitions are scored in processes
+            pathgrade did not start: this one (``local`` with one worker) and the workers of
+            a cluster at ``scheduler``. Worker processes pathgrade starts for the job (a
+            process pool, a ``LocalCluster``) pause it whatever this says; the caller's
+            process is left alone unless asked (the ``pathgrade`` command asks).
 
     Raises:
         InputError: bad input (file, line and field named), unless ``skip_invalid``.
@@ -89,6 +95,9 @@ def evaluate_files(
         release_case_stores()
         index.store = CaseStore(len(index), shared=True)
     del index
+    # Who owns the processes that run the tasks: pathgrade's own workers pause the GC while
+    # scoring; the caller's process and an existing cluster's workers only on request.
+    own_workers = pool or (engine == "dask" and not scheduler)
     tasks = (
         ScoreTask(
             cases_file,
@@ -98,6 +107,7 @@ def evaluate_files(
             str(tools_path) if tools_path else None,
             strict_tools,
             spool,
+            gc_pause or own_workers,
         )
         for partition in partitions
     )

@@ -5,12 +5,17 @@ worker reads its own records, validates them (errors name file and line), scores
 :func:`pathgrade.score`, and returns the result records as JSONL bytes plus a mergeable
 :class:`~pathgrade.stats.partial.SummaryPartial`. Nothing in it depends on which engine or
 which process runs it, so every engine gives the same records.
+
+A task leaves the process that runs it as it found it unless told otherwise: with
+``gc_pause`` it pauses the garbage collector while it runs, which the runner asks for in
+worker processes pathgrade started and, when its caller opts in (the ``pathgrade`` command
+does), in the caller's process or someone else's Dask workers. Only a worker process
+pathgrade started changes its heap settings (:func:`init_worker`).
 """
 
 from __future__ import annotations
 
 import os
-from collections import Counter
 from contextlib import suppress
 from dataclasses import dataclass, field
 from functools import cache
@@ -23,17 +28,17 @@ from pathgrade.core.gc_pause import paused_gc
 from pathgrade.core.types import Run
 from pathgrade.engines.extras import abstention_inputs, retrieval_parts
 from pathgrade.engines.heap import keep_freed_memory
-from pathgrade.engines.records import write_records
 from pathgrade.evaluate import score
 from pathgrade.io.case_cache import CaseStore
 from pathgrade.io.case_index import CaseIndex, index_cases, known_ids
 from pathgrade.io.cases import check_known_case, parse_record
 from pathgrade.io.partitions import Partition, read_partition
+from pathgrade.io.results import records_jsonl
 from pathgrade.io.step_pool import StepPool
 from pathgrade.io.tools import entry_point_validators, load_tools
 from pathgrade.metrics.tool.schemas import ToolSet
 from pathgrade.metrics.tool.validators import Validator
-from pathgrade.metrics.trajectory.alignment_text import forget_formatted_steps
+from pathgrade.metrics.trajectory.alignment_text import StepTexts
 from pathgrade.stats.partial import SummaryPartial, outcome_codes
 
 
@@ -50,6 +55,8 @@ class ScoreTask:
     #: A directory on this machine: the records are written to a file there (named in the
     #: output, read and deleted by the caller) instead of travelling back in the output.
     spool: str | None = None
+    #: Pause the garbage collector while the task runs (in whatever process runs it).
+    gc_pause: bool = False
 
 
 @dataclass
@@ -137,12 +144,20 @@ def _worker_pool(*, from_json: bool) -> StepPool:
     return pool
 
 
+# The texts of the steps explained (``StepTexts``), kept by the worker process across
+# partitions: the pooled step objects recur, and each is formatted once.
+_TEXTS = StepTexts()
+
+
 def release_job_state() -> None:
-    """Drop this process's step pools, case stores and step texts (when a job that scored
-    in this process ends)."""
+    """Drop this process's step pools, case stores and indexes, tools, validator plug-ins
+    and step texts (when a job that scored in this process ends)."""
     _POOLS.clear()
     release_case_stores()
-    forget_formatted_steps()
+    _CASES.clear()
+    _TOOLS.clear()
+    _cached_validators.cache_clear()
+    _TEXTS.clear()
 
 
 @cache
@@ -151,16 +166,21 @@ def _cached_validators() -> dict[str, Validator]:
     return entry_point_validators()
 
 
+def init_worker() -> None:
+    """Set up a worker process that pathgrade started (the initializer of the local
+    engine's process pool), never the caller's process: it keeps the heap memory a
+    partition frees for the next one (:mod:`pathgrade.engines.heap`)."""
+    keep_freed_memory()
+
+
 def run_task(task: ScoreTask) -> PartitionOutput:
     """Read, validate and score one partition (see module docstring).
 
-    The cyclic garbage collector is paused while the partition is processed (validation and
-    scoring allocate many objects and create no cycles; with it running, loading is about
-    three times slower) and restored afterwards. The process keeps the heap memory a
-    partition frees for the next one (see :mod:`pathgrade.engines.heap`).
+    With ``task.gc_pause``, the cyclic garbage collector is paused while the partition is
+    processed (validation and scoring allocate many objects and create no cycles; with it
+    running, loading is about three times slower) and restored afterwards.
     """
-    keep_freed_memory()
-    with paused_gc():
+    with paused_gc(task.gc_pause):
         return _run_task(task)
 
 
@@ -198,13 +218,14 @@ def _run_task(task: ScoreTask) -> PartitionOutput:
             return PartitionOutput(task.partition.index, b"", partial)
         cases = index.cases((r.case_id for r in runs), pool)
         tools = _cached_tools(task.tools_path) if task.tools_path else None
-        result = score(
+        result = score(  # the collector is already paused (or left alone) by run_task
             cases,
             runs,
             task.config,
             tools=tools,
             validators=_cached_validators(),
             strict_tools=task.strict_tools,
+            step_texts=_TEXTS,
         )
     except InputError as error:
         detail = (error.message, error.file, error.line, error.field)
@@ -212,9 +233,8 @@ def _run_task(task: ScoreTask) -> PartitionOutput:
     tools_report = result.summary_extra.get("tools")
     if tools_report:
         partial.add_tool_report(tools_report)
-    defects: Counter[str] = Counter()
-    records = write_records(result, defects, runs)
-    partial.add_defects(defects)
+    records = records_jsonl(result, runs)
+    partial.add_defects(result.defect_counts())
     partial.add_metrics(result.metrics)
     partial.add_runs(
         index.codes(result.case_ids),

@@ -10,7 +10,8 @@ from pathgrade.core.config import ScoringConfig
 from pathgrade.core.errors import InputError
 from pathgrade.core.results import ScoreResult
 from pathgrade.core.types import Case, Run
-from pathgrade.io.results import read_results
+from pathgrade.io.results import read_results, records_jsonl
+from pathgrade.io.results.reader import jsonl_records
 from pathgrade.store.manifest import Manifest, check_name, file_hash, now_utc, text_hash
 from pathgrade.store.runs import Progress, RunStore
 from pathgrade.store.table import kinds_of, trace_of
@@ -55,14 +56,13 @@ def save_scored(
     """
     check_name(name)
     target = store if isinstance(store, RunStore) else RunStore(store)
-    records = [r.to_dict() for r in result]
+    if runs is not None and len(runs) != len(result):
+        raise InputError(
+            f"{len(runs)} runs given for {len(result)} results: they must line up", field="runs"
+        )
+    records = jsonl_records(records_jsonl(result, runs))  # what ``score --out`` writes
     traces: list[dict[str, Any] | None] | None = None
     if runs is not None:
-        if len(runs) != len(records):
-            raise InputError(
-                f"{len(runs)} runs given for {len(records)} results: they must line up",
-                field="runs",
-            )
         by_id = cases or {}
         traces = [
             trace_of(run, by_id.get(run.case_id), record["reference_index"])

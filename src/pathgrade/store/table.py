@@ -1,9 +1,11 @@
 """Result records <-> one Arrow table per stored run (columns documented in ``docs/report.md``).
 
-One row per scored run. Metric values are typed columns ``metrics.<name>`` (``null`` =
-undefined), so DuckDB can aggregate them across runs; defects, alignment, usage and the trace
-excerpt the report shows are JSON text columns, with a few flat summaries beside them
-(``defect_kinds``, ``penalty_total``, ``tools``, ``n_match`` ...) for filtering in SQL.
+One row per scored run: the fields of its record (:mod:`pathgrade.io.results.schema`),
+flattened. Metric values are typed columns ``metrics.<name>`` (``null`` = undefined), so
+DuckDB can aggregate them across runs; defects, alignment, usage and the trace excerpt the
+report shows are JSON text columns, with a few flat summaries beside them (``defect_kinds``,
+``penalty_total``, ``tools``, ``n_match`` ...) for filtering in SQL. Records read back come
+in the schema's field order.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import pyarrow as pa
 
 from pathgrade.core.results import MetricKind, json_value
 from pathgrade.core.types import Case, Run, Step
+from pathgrade.io.results.schema import RECORD_FIELDS, SCHEMA_VERSION
 
 METRIC_PREFIX = "metrics."
 #: Characters of a step output or an answer kept in the trace excerpt.
@@ -78,7 +81,7 @@ def records_table(
     traces: Sequence[Mapping[str, Any] | None] | None = None,
     schema_version: int = 1,
 ) -> pa.Table:
-    """The Arrow table of one stored run (``records`` as ``RunResult.to_dict()`` gives them)."""
+    """The Arrow table of one stored run (``records`` as the schema's, ``score --out``'s)."""
     n = len(records)
     columns: dict[str, pa.Array] = {
         "run_name": pa.array([name] * n, pa.string()),
@@ -136,20 +139,19 @@ def table_records(
         metrics = {
             name: _typed(row[column], kinds.get(name, "score")) for name, column in metric_columns
         }
-        records.append(
-            {
-                "schema_version": 1,
-                "case_id": row["case_id"],
-                "run_id": row.get("run_id"),
-                "trial": row.get("trial") or 0,
-                "group": row.get("group"),
-                "reference_index": row.get("reference_index"),
-                "metrics": metrics,
-                "defects": _loads(row.get("defects"), []),
-                "alignment": _loads(row.get("alignment"), []),
-                "usage": _loads(row.get("usage"), {}),
-            }
-        )
+        fields = {
+            "schema_version": SCHEMA_VERSION,
+            "case_id": row["case_id"],
+            "run_id": row.get("run_id"),
+            "trial": row.get("trial") or 0,
+            "group": row.get("group"),
+            "reference_index": row.get("reference_index"),
+            "metrics": metrics,
+            "defects": _loads(row.get("defects"), []),
+            "alignment": _loads(row.get("alignment"), []),
+            "usage": _loads(row.get("usage"), {}),
+        }
+        records.append({name: fields[name] for name in RECORD_FIELDS})  # the schema's order
         trace = row.get("trace")
         traces.append(None if trace is None else _loads(trace, {}))
     return records, traces

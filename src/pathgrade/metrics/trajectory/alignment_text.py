@@ -1,26 +1,26 @@
 """A winning alignment as people read it: entries with each step's text, as objects or as
-the JSON text a record holds.
+columns (:class:`~pathgrade.core.explanations.AlignmentColumns`, which the record writer
+turns into text).
 
 Both forms are built from the same facts: the ops of one aligned pair (``OP_PAIR``,
 ``OP_INSERT``, ``OP_DELETE``), the reference and agent position of each op, whether each
-pair matched in full, and each step's text and tool code. The JSON text of many runs'
-alignments is built column-wise by Arrow's string kernels (:func:`aligned_json_column`),
-with no Python step per entry.
+pair matched in full, and each step's text and tool code. The columns of many runs are
+built at once, with no Python step per entry.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 import numpy.typing as npt
-import orjson
-import pyarrow as pa
-import pyarrow.compute as pc
 
+from pathgrade.core.explanations import AlignmentColumns
 from pathgrade.core.results import AlignedStep
 from pathgrade.core.types import Step, format_step
-from pathgrade.metrics.json_text import join_per_run, text_array, text_piece
 from pathgrade.metrics.trajectory.align import OP_DELETE, OP_INSERT, OP_PAIR
 from pathgrade.metrics.trajectory.encode import EncodedPaths
+from pathgrade.metrics.trajectory.winners import WinnerBatch
 
 IntArray = npt.NDArray[np.int64]
 BoolArray = npt.NDArray[np.bool_]
@@ -29,8 +29,40 @@ BoolArray = npt.NDArray[np.bool_]
 Ops = tuple[list[int], list[int], list[int], list[bool]]
 
 
+class StepTexts:
+    """Each step object's text (:func:`~pathgrade.core.types.format_step`), made once
+    across scorings: steps are shared objects (validated once, see ``StepPool``), so the same
+    objects recur in batch after batch. Whoever scores owns one (an engine keeps one per
+    worker process, across partitions; a scoring without one makes its own). An entry
+    keeps its step alive (so its ``id`` names it while the entry lives); at most
+    ``capacity`` entries are kept (all dropped when full)."""
+
+    def __init__(self, capacity: int = 1 << 15) -> None:
+        self.capacity = capacity
+        self._entries: dict[int, tuple[Step, str]] = {}
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def __repr__(self) -> str:
+        return f"StepTexts(kept={len(self)}, capacity={self.capacity})"
+
+    def text(self, step: Step) -> str:
+        """The text of ``step``."""
+        entry = self._entries.get(id(step))
+        if entry is None or entry[0] is not step:
+            if len(self._entries) >= self.capacity:
+                self._entries.clear()
+            entry = self._entries[id(step)] = (step, format_step(step))
+        return entry[1]
+
+    def clear(self) -> None:
+        """Drop the kept texts (and the steps they keep alive)."""
+        self._entries.clear()
+
+
 class CallTexts:
-    """The text of each call code and that text as a JSON string, each made once.
+    """The text of each call code, made once.
 
     Steps with one call code may be written differently (the same arguments in another key
     order), so a code's text is that of one chosen step: its first occurrence in the first
@@ -38,11 +70,11 @@ class CallTexts:
     are asked for in. A run's explanation is thus the same read alone or with the others.
     """
 
-    def __init__(self, *paths: EncodedPaths) -> None:
+    def __init__(self, *paths: EncodedPaths, steps: StepTexts | None = None) -> None:
         self._paths = paths
+        self._steps = StepTexts() if steps is None else steps
         self._chosen: list[Step | None] | None = None
         self._text: dict[int, str] = {}
-        self._json: dict[int, bytes] = {}
 
     def _step(self, code: int) -> Step:
         """The chosen step of call ``code``."""
@@ -66,7 +98,7 @@ class CallTexts:
         """The text of call ``code``."""
         text = self._text.get(code)
         if text is None:
-            text = self._text[code] = _FORMATTED.text(self._step(code))
+            text = self._text[code] = self._steps.text(self._step(code))
         return text
 
     def texts(self, paths: EncodedPaths, index: int) -> list[str]:
@@ -78,49 +110,15 @@ class CallTexts:
             out = list(map(self.text, codes))
         return out  # type: ignore[return-value]
 
-    def json_of(self, code: int) -> bytes:
-        """The text of call ``code`` as a JSON string."""
-        text = self._json.get(code)
-        if text is None:
-            text = self._json[code] = _FORMATTED.json(self._step(code))
-        return text
-
-
-class _FormattedSteps:
-    """Each step object's text and JSON text, made once across scorings: steps are shared
-    objects (validated once, see ``StepPool``), so the same objects recur in batch after
-    batch. An entry keeps its step alive (so its ``id`` names it while the entry lives);
-    at most ``capacity`` entries are kept (all dropped when full)."""
-
-    def __init__(self, capacity: int = 1 << 15) -> None:
-        self.capacity = capacity
-        self._entries: dict[int, tuple[Step, str, bytes]] = {}
-
-    def _entry(self, step: Step) -> tuple[Step, str, bytes]:
-        entry = self._entries.get(id(step))
-        if entry is None or entry[0] is not step:
-            if len(self._entries) >= self.capacity:
-                self._entries.clear()
-            text = format_step(step)
-            entry = self._entries[id(step)] = (step, text, orjson.dumps(text))
-        return entry
-
-    def text(self, step: Step) -> str:
-        return self._entry(step)[1]
-
-    def json(self, step: Step) -> bytes:
-        return self._entry(step)[2]
-
-    def clear(self) -> None:
-        self._entries.clear()
-
-
-_FORMATTED = _FormattedSteps()
-
-
-def forget_formatted_steps() -> None:
-    """Drop the kept step texts (and the steps they keep alive)."""
-    _FORMATTED.clear()
+    def distinct(self, codes: IntArray) -> tuple[IntArray, list[str]]:
+        """``(rank, texts)``: each distinct code of ``codes`` (-1: none) once, in code order,
+        with its text; ``rank[k]`` indexes the text of ``codes[k]`` (-1 where it is -1)."""
+        present = np.zeros(int(codes.max(initial=-1)) + 2, np.bool_)
+        present[codes] = True  # -1 marks the last slot, which is dropped below
+        distinct = np.flatnonzero(present[:-1])
+        rank = np.full(present.size, -1, np.int64)
+        rank[distinct] = np.arange(distinct.size)
+        return rank[codes], list(map(self.text, distinct.tolist()))
 
 
 def aligned_steps(
@@ -153,66 +151,71 @@ def aligned_steps(
     return tuple(out)
 
 
-# The constant pieces of an entry's JSON (keys in ``AlignedStep`` field order). An entry is:
-# _HEAD[kind + 4 * first] agent_step ',"reference_step":' reference_step _MIDDLE[flags]
-# agent ',"reference":' reference _TAIL[last]; "[" opens a run's first entry and "]" closes
-# its last.
-_OPS = (b"match", b"substitution", b"insertion", b"deletion")
-_HEAD = text_array([b'%s{"op":"%s","agent_step":' % (o, k) for o in (b"", b"[") for k in _OPS])
-_MIDDLE = text_array(
-    [
-        b',"tool_match":%s,"arguments_match":%s,"agent":' % (t, a)
-        for t in (b"false", b"true")
-        for a in (b"false", b"true")
-    ]
-)
-_TAIL = text_array([b"}", b"}]"])
-
-
-def aligned_json_column(
-    n_runs: int,
-    entry_run: IntArray,
-    ops: IntArray,
-    ref_pos: IntArray,
-    agent_pos: IntArray,
-    full: BoolArray,
-    tool_match: BoolArray,
-    agent_text: IntArray,
-    ref_text: IntArray,
-    texts: list[bytes],
-) -> list[bytes]:
-    """The JSON text of the alignment of each of ``n_runs`` runs (what ``orjson.dumps``
-    writes for :func:`aligned_steps`' objects), from flat entries: entry ``e`` belongs to run
-    ``entry_run[e]`` (entries grouped by run, in op order); ``agent_text``/``ref_text``
-    index ``texts`` (each step's text as a JSON string), -1 where the entry has no such
-    step. A run with no entry is ``[]``. Every piece is taken from a small table and joined
-    by Arrow's string kernels."""
-    if not entry_run.size:
-        return [b"[]"] * n_runs
-    is_pair, is_insert, is_delete = ops == OP_PAIR, ops == OP_INSERT, ops == OP_DELETE
-    kind = np.where(is_pair, np.where(full, 0, 1), np.where(is_insert, 2, 3))
-    counts = np.bincount(entry_run, minlength=n_runs)
-    offsets = np.zeros(n_runs + 1, np.int32)
-    np.cumsum(counts, out=offsets[1:])
-    first = np.zeros(entry_run.size, np.bool_)
-    first[offsets[:-1][counts > 0]] = True
-    last = np.zeros(entry_run.size, np.bool_)
-    last[offsets[1:][counts > 0] - 1] = True
-    # Positions as text: index 0 is null, index k + 1 is the digits of k.
-    top = int(max(ref_pos.max(), agent_pos.max())) + 1
-    digits = text_array([b"null"] + [b"%d" % k for k in range(top)])
-    strings = text_array([b"null", *texts])
-    flags = 2 * (tool_match & is_pair) + (full & is_pair)
-    entries = pc.binary_join_element_wise(
-        _HEAD.take(pa.array(kind + 4 * first)),
-        digits.take(pa.array(np.where(is_delete, 0, agent_pos + 1))),
-        text_piece(b',"reference_step":'),
-        digits.take(pa.array(np.where(is_insert, 0, ref_pos + 1))),
-        _MIDDLE.take(pa.array(flags)),
-        strings.take(pa.array(agent_text + 1)),
-        text_piece(b',"reference":'),
-        strings.take(pa.array(ref_text + 1)),
-        _TAIL.take(pa.array(last.astype(np.int8))),
-        text_piece(b""),
+def alignment_columns(
+    start: int,
+    stop: int,
+    batches: Sequence[WinnerBatch],
+    agents: EncodedPaths,
+    refs: EncodedPaths,
+    texts: CallTexts,
+) -> AlignmentColumns:
+    """The alignment of each of runs ``start`` to ``stop - 1`` (what :func:`aligned_steps`
+    gives for its winning pair), as columns over the winners of ``batches``: each distinct
+    call's text made once, no Python step per entry. A run without a winner has no entry."""
+    parts = []
+    for batch in batches:
+        kept = (batch.runs >= start) & (batch.runs < stop)
+        if not kept.any():
+            continue
+        entries = (np.arange(batch.ops.shape[1]) < batch.n_ops[:, None]) & kept[:, None]
+        rows = np.nonzero(entries)[0]
+        parts.append(
+            (
+                batch.runs[rows],
+                batch.ref_paths[rows],
+                batch.ops[entries],
+                batch.ref_pos[entries],
+                batch.agent_pos[entries],
+                batch.full_op[entries],
+            )
+        )
+    if not parts:
+        none = np.zeros(0, np.int64)
+        flags = np.zeros(0, np.bool_)
+        return AlignmentColumns(
+            start, stop - start, none, none, none, none, flags, flags, none, none, []
+        )
+    columns = (np.concatenate(c) for c in zip(*parts, strict=True))
+    run, ref_path, ops, ref_pos, agent_pos, full = columns
+    order = np.argsort(run, kind="stable")  # entries grouped by run, in op order
+    run, ref_path, ops = run[order], ref_path[order], ops[order]
+    ref_pos, agent_pos, full = ref_pos[order], agent_pos[order], full[order]
+    is_pair, is_insert = ops == OP_PAIR, ops == OP_INSERT
+    agent_pos = np.where(ops == OP_DELETE, -1, agent_pos)
+    ref_pos = np.where(is_insert, -1, ref_pos)
+    has_agent, has_ref = agent_pos >= 0, ref_pos >= 0
+    agent_at = np.where(has_agent, agents.offsets[run] + agent_pos, -1)
+    ref_at = np.where(has_ref, refs.offsets[ref_path] + ref_pos, -1)
+    agent_call, ref_call = _at(agents.calls, agent_at), _at(refs.calls, ref_at)
+    tool_match = is_pair & (_at(agents.tool, agent_at) == _at(refs.tool, ref_at))
+    rank, call_texts = texts.distinct(np.concatenate([agent_call, ref_call]))
+    return AlignmentColumns(
+        first_run=start,
+        n_runs=stop - start,
+        run=run.astype(np.int64),
+        op=np.where(is_pair, np.where(full, 0, 1), np.where(is_insert, 2, 3)).astype(np.int64),
+        agent_step=agent_pos.astype(np.int64),
+        reference_step=ref_pos.astype(np.int64),
+        tool_match=tool_match,
+        arguments_match=is_pair & full,
+        agent_text=rank[: run.size],
+        reference_text=rank[run.size :],
+        texts=call_texts,
     )
-    return [text or b"[]" for text in join_per_run(entries, offsets)]
+
+
+def _at(values: IntArray, index: IntArray) -> IntArray:
+    """``values[index]``, and -1 where ``index`` is -1 (no such step)."""
+    if not values.size:
+        return np.full(index.shape, -1, np.int64)
+    return np.where(index >= 0, values[np.maximum(index, 0)], -1)

@@ -1,34 +1,34 @@
-"""Explanations: the defects list and the labelled alignment of each run, built on demand."""
+"""Explanations: the defects list and the labelled alignment of each run, built on demand
+(as objects for one run, as columns for all of them)."""
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Sequence
 
 import numpy as np
 import numpy.typing as npt
-import orjson
 
 from pathgrade.core.config import ScoringConfig
+from pathgrade.core.explanations import AlignmentColumns, DefectColumns
 from pathgrade.core.results import AlignedStep, Defect
 from pathgrade.core.types import Case, Run, Step
+from pathgrade.metrics.trajectory import messages
 from pathgrade.metrics.trajectory.alignment_text import (
     CallTexts,
     Ops,
-    aligned_json_column,
+    StepTexts,
     aligned_steps,
+    alignment_columns,
 )
 from pathgrade.metrics.trajectory.defects_text import (
-    KIND_NAMES,
-    MADE,
     MISSING,
     UNEXPECTED,
     WASTED,
     WASTED_EARLY,
-    defects_json_column,
     order_defect,
     run_defects,
-    total_order_texts,
+    step_defect_kinds,
+    total_order_entries,
 )
 from pathgrade.metrics.trajectory.encode import EncodedPaths
 from pathgrade.metrics.trajectory.pairs import (
@@ -53,11 +53,15 @@ class Diagnoser:
         ref_paths: Sequence[Sequence[Step]],
         agents: EncodedPaths,
         refs: EncodedPaths,
+        step_texts: StepTexts | None = None,
     ) -> None:
+        """``step_texts``: the texts of step objects, kept by whoever scores (see
+        :class:`~pathgrade.metrics.trajectory.alignment_text.StepTexts`)."""
         self._config = config
         self._agents = agents
         self._refs = refs
-        self._texts = CallTexts(agents, refs)
+        self._texts = CallTexts(agents, refs, steps=step_texts)
+        self._defect_columns: DefectColumns | None = None
         self._runs = runs
         self._cases = run_case
         self._facts = facts
@@ -129,82 +133,77 @@ class Diagnoser:
         path += self._other_path_defects(batch, row, run, agent_text, ref_text)
         return tuple(path + defects)
 
-    def defects_json(self) -> tuple[list[bytes], Counter[str]]:
-        """The JSON text of every run's defects (the bytes ``orjson.dumps`` writes for
-        ``[d.to_dict() for d in defects(run)]``) and the count of each kind. Step defects
-        are built column-wise over all the winners; a run's other defects are made as
-        objects (see :mod:`~pathgrade.metrics.trajectory.defects_text`)."""
+    def defect_columns(self) -> DefectColumns:
+        """Every run's defects (what :meth:`defects` gives) as columns, made once: the step
+        defects and total-order defects of all the winners at once, a run's other defects
+        as objects."""
+        if self._defect_columns is None:
+            self._defect_columns = self._make_defect_columns()
+        return self._defect_columns
+
+    def _make_defect_columns(self) -> DefectColumns:
         agents, refs = self._agents, self._refs
-        kinds: Counter[str] = Counter()
-        columns: list[tuple[IntArray, IntArray, IntArray, IntArray]] = []
+        # Per entry: (run, section, code, agent step, reference step, agent call, reference
+        # call), -1 for none. A run lists its missing steps (section 0), then its agent-step
+        # defects (1), then its total-order defect (2), each section by position.
+        parts: list[tuple[IntArray, ...]] = []
         for batch in self._batches:
             rows, cols = np.nonzero(batch.ref_missing)
             calls = refs.calls[refs.offsets[batch.ref_paths[rows]] + cols]
-            columns.append((batch.runs[rows], np.full(rows.size, MISSING), cols, calls))
+            none, missing = np.full(rows.size, -1), np.full(rows.size, MISSING)
+            parts.append((batch.runs[rows], none + 1, missing, none, cols, none, calls))
             lengths = np.diff(agents.offsets)[batch.runs]
             counted = np.arange(batch.agent_status.shape[1]) < lengths[:, None]
-            wasted = (batch.agent_status == STEP_WASTED) & counted
-            early = (batch.agent_status == STEP_WASTED_EARLY) & counted
-            unexpected = (batch.agent_status == STEP_UNEXPECTED_WRITE) & counted
-            rows, cols = np.nonzero(wasted | early | unexpected)
-            at = batch.runs[rows]
-            step_kind = np.where(
-                wasted[rows, cols], WASTED, np.where(early[rows, cols], WASTED_EARLY, UNEXPECTED)
+            status = np.where(counted, batch.agent_status, -1)
+            code = np.select(
+                [
+                    status == STEP_WASTED,
+                    status == STEP_WASTED_EARLY,
+                    status == STEP_UNEXPECTED_WRITE,
+                ],
+                [WASTED, WASTED_EARLY, UNEXPECTED],
+                -1,
             )
-            columns.append((at, step_kind, cols, agents.calls[agents.offsets[at] + cols]))
-        made_runs: list[int] = []
-        made_texts: list[bytes] = []
-        order_texts = total_order_texts(
-            self._batches,
-            lambda run: self._cases[run].order == "total",
-            agents,
-            refs,
-            self._texts.json_of,
-            self._config.penalties.out_of_order,
+            rows, cols = np.nonzero(code >= 0)
+            at = batch.runs[rows]
+            calls = agents.calls[agents.offsets[at] + cols]
+            none = np.full(rows.size, -1)
+            parts.append((at, none + 2, code[rows, cols], cols, none, calls, none))
+        order_run, *order = total_order_entries(
+            self._batches, lambda run: self._cases[run].order == "total", agents, refs
         )
-        for run in self._runs_with_other_defects():
-            found = self._run_defects(run)
-            parts: list[bytes] = []
-            winner = self._winner(run)
+        parts.append((order_run, np.full(order_run.size, 2), *order))
+        run, section, code, agent_step, ref_step, agent_call, ref_call = (
+            np.concatenate(c).astype(np.int64) for c in zip(*parts, strict=True)
+        )
+        by_run = np.lexsort((np.maximum(agent_step, ref_step), section, run))
+        run, code = run[by_run], code[by_run]
+        agent_step, ref_step = agent_step[by_run], ref_step[by_run]
+        rank, texts = self._texts.distinct(np.concatenate([agent_call[by_run], ref_call[by_run]]))
+        made: dict[int, tuple[Defect, ...]] = {}
+        coded_order = set(order_run.tolist())
+        for r in self._runs_with_other_defects():
+            found = self._run_defects(r)
+            winner = self._winner(r)
             if winner is not None:
-                order_text = order_texts.get(run)
-                if order_text is None:
-                    found = self._other_path_defects(winner[0], winner[1], run) + found
+                if r in coded_order:
+                    found = self._required_tool_defects(r, winner[2]) + found
                 else:
-                    parts.append(order_text)
-                    kinds["out_of_order"] += 1
-                    found = self._required_tool_defects(run, winner[2]) + found
+                    found = self._other_path_defects(winner[0], winner[1], r) + found
             if found:
-                kinds.update(d.kind for d in found)
-                parts.append(orjson.dumps([d.to_dict() for d in found])[1:-1])
-            if parts:
-                made_runs.append(run)
-                made_texts.append(b",".join(parts))
-        made = np.array(made_runs, np.int64)
-        columns.append((made, np.full(made.size, MADE), np.zeros_like(made), np.arange(made.size)))
-        entry_run, entry_kind, entry_pos, entry_code = (
-            np.concatenate(c) for c in zip(*columns, strict=True)
+                made[r] = tuple(found)
+        return DefectColumns(
+            n_runs=len(self._runs),
+            run=run,
+            code=code,
+            agent_step=agent_step,
+            reference_step=ref_step,
+            agent_text=rank[: run.size],
+            reference_text=rank[run.size :],
+            texts=texts,
+            kinds=step_defect_kinds(self._config.penalties),
+            made=made,
         )
-        step = entry_kind != MADE
-        for code, name in enumerate(KIND_NAMES):
-            kinds[name] += int(np.count_nonzero(entry_kind == code))
-        kinds += Counter()  # drop the kinds counted zero times
-        # Each distinct call's JSON text once; step entries index those texts.
-        distinct, rank = np.unique(entry_code[step], return_inverse=True)
-        entry_text = entry_code.copy()
-        entry_text[step] = rank
-        call_texts = list(map(self._texts.json_of, distinct.tolist()))
-        texts = defects_json_column(
-            len(self._runs),
-            entry_run,
-            entry_kind,
-            entry_pos,
-            entry_text,
-            call_texts,
-            made_texts,
-            self._config.penalties,
-        )
-        return texts, kinds
 
     def _runs_with_other_defects(self) -> list[int]:
         """The runs that may have a defect other than a step defect, in order."""
@@ -213,58 +212,10 @@ class Diagnoser:
             candidates.update(batch.runs[batch.out_of_order].tolist())
         return sorted(candidates)
 
-    def alignments_json(self) -> list[bytes]:
-        """The JSON text of every run's alignment: the bytes ``orjson.dumps`` writes for
-        ``details(run)[1]``, built column-wise over all the winners (no object, no Python
-        step per aligned step; each distinct call's text formatted once)."""
-        n_runs = len(self._runs)
-        parts = []
-        for batch in self._batches:
-            entries = np.arange(batch.ops.shape[1]) < batch.n_ops[:, None]
-            rows = np.nonzero(entries)[0]
-            parts.append(
-                (
-                    batch.runs[rows],
-                    batch.ref_paths[rows],
-                    batch.ops[entries],
-                    batch.ref_pos[entries],
-                    batch.agent_pos[entries],
-                    batch.full_op[entries],
-                )
-            )
-        if not parts:
-            return [b"[]"] * n_runs
-        columns = (np.concatenate(c) for c in zip(*parts, strict=True))
-        run, ref_path, ops, ref_pos, agent_pos, full = columns
-        order = np.argsort(run, kind="stable")  # entries grouped by run, in op order
-        run, ref_path, ops = run[order], ref_path[order], ops[order]
-        ref_pos, agent_pos, full = ref_pos[order], agent_pos[order], full[order]
-        agents, refs = self._agents, self._refs
-        has_agent, has_ref = agent_pos >= 0, ref_pos >= 0
-        agent_at = np.where(has_agent, agents.offsets[run] + agent_pos, -1)
-        ref_at = np.where(has_ref, refs.offsets[ref_path] + ref_pos, -1)
-        agent_call, ref_call = _at(agents.calls, agent_at), _at(refs.calls, ref_at)
-        tool_match = _at(agents.tool, agent_at) == _at(refs.tool, ref_at)
-        # Each distinct call's JSON text once (codes are small dense integers: mark them).
-        codes = np.concatenate([agent_call[has_agent], ref_call[has_ref]])
-        present = np.zeros(int(codes.max(initial=-1)) + 1, np.bool_)
-        present[codes] = True
-        distinct = np.flatnonzero(present)
-        rank = np.full(present.size + 1, -1, np.int64)  # rank[-1] stays -1: no step
-        rank[distinct] = np.arange(distinct.size)
-        texts = list(map(self._texts.json_of, distinct.tolist()))
-        return aligned_json_column(
-            n_runs,
-            run,
-            ops,
-            ref_pos,
-            agent_pos,
-            full,
-            tool_match,
-            rank[agent_call],
-            rank[ref_call],
-            texts,
-        )
+    def alignment_columns(self, start: int, stop: int) -> AlignmentColumns:
+        """The alignment of runs ``start`` to ``stop - 1`` (what :meth:`details` gives) as
+        columns over the winners (no object, no Python step per aligned step)."""
+        return alignment_columns(start, stop, self._batches, self._agents, self._refs, self._texts)
 
     def _winner(self, run: int) -> tuple[WinnerBatch, int, int] | None:
         """The batch holding run ``run``'s winning pair, its row and its reference path."""
@@ -294,7 +245,7 @@ class Diagnoser:
             Defect(
                 "missing_step",
                 penalties.missing_step,
-                f"reference step {ref_text[i]} never happened",
+                messages.MISSING_STEP.format(reference=ref_text[i]),
                 reference_step=i,
             )
             for i in np.flatnonzero(batch.ref_missing[row]).tolist()
@@ -305,7 +256,7 @@ class Diagnoser:
                     Defect(
                         "wasted_step",
                         penalties.wasted_step,
-                        f"{agent_text[j]} repeats an earlier call",
+                        messages.WASTED_REPEAT.format(agent=agent_text[j]),
                         agent_step=j,
                     )
                 )
@@ -314,7 +265,7 @@ class Diagnoser:
                     Defect(
                         "wasted_step",
                         penalties.wasted_step,
-                        f"{agent_text[j]} is repeated later, where the reference counts it",
+                        messages.WASTED_EARLY.format(agent=agent_text[j]),
                         agent_step=j,
                     )
                 )
@@ -323,7 +274,7 @@ class Diagnoser:
                     Defect(
                         "unexpected_write",
                         penalties.unexpected_write,
-                        f"{agent_text[j]} is a write no reference step asked for",
+                        messages.UNEXPECTED_WRITE.format(agent=agent_text[j]),
                         agent_step=j,
                     )
                 )
@@ -367,7 +318,7 @@ class Diagnoser:
         tools = {s.tool for s in self._ref_paths[ref_path]}
         penalty = self._config.penalties.missing_required_tool
         return [
-            Defect("missing_required_tool", penalty, f"required tool {t!r} was never called")
+            Defect("missing_required_tool", penalty, messages.MISSING_REQUIRED_TOOL.format(tool=t))
             for t in unused
             if t not in tools
         ]
@@ -382,13 +333,6 @@ def _ops(batch: WinnerBatch, row: int) -> Ops:
         batch.agent_pos[row, :n_ops].tolist(),
         batch.full_op[row, :n_ops].tolist(),
     )
-
-
-def _at(values: IntArray, index: IntArray) -> IntArray:
-    """``values[index]``, and -1 where ``index`` is -1 (no such step)."""
-    if not values.size:
-        return np.full(index.shape, -1, np.int64)
-    return np.where(index >= 0, values[np.maximum(index, 0)], -1)
 
 
 def _tools(paths: EncodedPaths, index: int) -> list[int]:

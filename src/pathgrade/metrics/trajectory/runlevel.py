@@ -25,6 +25,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from pathgrade.core.types import Budget, Case, Run, Step
+from pathgrade.metrics.trajectory import messages
 from pathgrade.metrics.trajectory.arguments import freeze, normalize_text
 
 NAN = math.nan
@@ -154,11 +155,11 @@ def forbidden_steps(steps: Sequence[Step], case: Case) -> list[tuple[int, str]]:
     out: list[tuple[int, str]] = []
     for index, step in enumerate(steps):
         if step.tool in banned:
-            out.append((index, f"tool {step.tool!r} is forbidden"))
+            out.append((index, messages.FORBIDDEN_TOOL.format(tool=step.tool)))
             continue
         for entry in case.forbidden_actions:
             if _forbids(entry, step):
-                out.append((index, f"matches forbidden action {entry}"))
+                out.append((index, messages.FORBIDDEN_ACTION.format(action=entry)))
                 break
     return out
 

@@ -29,6 +29,7 @@ from pathgrade.core.results import TRAJECTORY_METRICS, ScoreResult
 from pathgrade.core.run_columns import RunColumns
 from pathgrade.core.types import Case, Run
 from pathgrade.metrics.trajectory import runlevel
+from pathgrade.metrics.trajectory.alignment_text import StepTexts
 from pathgrade.metrics.trajectory.arguments import MatcherSet, ValueMatcher
 from pathgrade.metrics.trajectory.diagnosis import Diagnoser
 from pathgrade.metrics.trajectory.encode import StepEncoder, build_pair_batch
@@ -71,11 +72,14 @@ def score_trajectories(
     plugins: Mapping[str, ValueMatcher] | None = None,
     progress: Callable[[int, int], None] | None = None,
     columns: RunColumns | None = None,
+    step_texts: StepTexts | None = None,
 ) -> ScoreResult:
     """Score every run against its case (see module docstring); pure, no I/O.
 
     ``progress(done, total)`` is called before each batch, and once at the end;
-    ``columns`` are the runs' fields when the caller has gathered them already.
+    ``columns`` are the runs' fields when the caller has gathered them already;
+    ``step_texts`` are the texts of step objects the caller keeps across scorings (a new
+    one, for this scoring alone, when not given).
     """
     gathered = columns if columns is not None else RunColumns.gather(runs)
     config = config or ScoringConfig()
@@ -141,7 +145,7 @@ def score_trajectories(
     ref_order_codes = np.asarray(ref_order, dtype=np.int64)
     lengths = agents.lengths
     order_by_size = np.argsort(lengths, kind="stable")
-    diagnoser = Diagnoser(config, runs, run_case, facts, ref_paths, agents, refs)  # type: ignore[arg-type]
+    diagnoser = Diagnoser(config, runs, run_case, facts, ref_paths, agents, refs, step_texts)  # type: ignore[arg-type]
     weights = config.weights
     weight_total = weights.total()
     penalties = config.penalties
@@ -235,9 +239,8 @@ def score_trajectories(
         metrics=out.values,
         kinds=TRAJECTORY_METRICS,
         details=diagnoser.details,
-        defects_of=diagnoser.defects,
-        alignments_json=diagnoser.alignments_json,
-        defects_json=diagnoser.defects_json,
+        defect_columns=diagnoser.defect_columns,
+        alignment_columns=diagnoser.alignment_columns,
         usage=lambda i: runlevel.usage_totals(runs[i]).as_dict(),
     )
 

@@ -1,12 +1,14 @@
-"""The column-wise record writer gives, byte for byte, ``orjson.dumps(result[i].to_dict())``
-per line: on random runs with awkward ids, groups, usage, budgets, gold evidence, answers
-and defects, and on results without the column-wise explanations."""
+"""The column-wise record writer (``pathgrade.io.results.writer``) gives, byte for byte,
+``orjson.dumps(result[i].to_dict())`` per line: on random runs with awkward ids, groups,
+usage, budgets, gold evidence, answers and defects, and on results without the column-wise
+explanations. Its defect counts are those of the runs' defect objects."""
 
 from __future__ import annotations
 
 import dataclasses
 import math
 from collections import Counter
+from pathlib import Path
 
 import numpy as np
 import orjson
@@ -16,7 +18,16 @@ from hypothesis import strategies as st
 
 from pathgrade import Case, Run, ScoringConfig, Step, score
 from pathgrade.core.results import ScoreResult
-from pathgrade.engines.records import colon_values, json_column, write_records
+from pathgrade.io.results import (
+    iter_records_jsonl,
+    read_results,
+    records_jsonl,
+    validate_record,
+    write_jsonl,
+    write_results,
+)
+from pathgrade.io.results.schema import ALIGNED_STEP_FIELDS, DEFECT_FIELDS, RECORD_FIELDS
+from pathgrade.io.results.text import colon_values, json_column
 
 TEXT = st.sampled_from(["c", "a,b", 'q"uote', "back\\slash", "tab\there", "\x00", "é", "🙂"])
 step_st = st.builds(
@@ -38,9 +49,8 @@ def _expected(result: ScoreResult) -> bytes:
     return b"".join(orjson.dumps(result[i].to_dict()) + b"\n" for i in range(len(result)))
 
 
-def _written(result: ScoreResult, runs: list[Run] | None) -> tuple[bytes, Counter[str]]:
-    counted: Counter[str] = Counter()
-    return write_records(result, counted, runs), counted
+def _written(result: ScoreResult, runs: list[Run] | None) -> tuple[bytes, dict[str, int]]:
+    return records_jsonl(result, runs), result.defect_counts()
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -81,17 +91,25 @@ def test_records_equal_orjson_of_each_run(
     result = score(cases, runs)
     written, counted = _written(result, runs if with_runs else None)
     assert written == _expected(result)
+    for number, line in enumerate(written.splitlines(), start=1):  # each a record of the schema
+        record = validate_record(orjson.loads(line), file="written", line=number)
+        assert tuple(record) == RECORD_FIELDS
+        assert all(tuple(a) == ALIGNED_STEP_FIELDS for a in record["alignment"])
+        for defect in record["defects"]:
+            assert list(defect) == [k for k in DEFECT_FIELDS if k in defect]
     kinds = Counter(d.kind for i in range(len(result)) for d in result.details(i)[0])
-    assert counted == kinds
+    assert counted == dict(sorted(kinds.items()))
 
 
 def test_records_without_column_wise_explanations() -> None:
     cases = [Case(case_id="c", reference=("a", "b"))]
     runs = [Run(case_id="c", steps=("b", "a", "a")), Run(case_id="c", steps=())]
     result = score(cases, runs)
-    plain = dataclasses.replace(result, defects_of=None, alignments_json=None)
+    plain = dataclasses.replace(result, defect_columns=None, alignment_columns=None)
     written, counted = _written(plain, runs)
     assert written == _expected(result)
+    # run 0 repeats a (one wasted_step); run 1 made no step: a and b are missing (two)
+    assert counted == result.defect_counts()
     assert counted["wasted_step"] == 1 and counted["missing_step"] == 2
 
 
@@ -128,3 +146,26 @@ def test_colon_values_of_a_rate_column(values: list[float | None]) -> None:
     array = np.array([math.nan if v is None else v for v in values], dtype=np.float64)
     column = json_column(array, "rate")
     assert colon_values(column).to_pylist() == [b":" + orjson.dumps(v) for v in column]
+
+
+def test_write_jsonl_writes_the_bytes_atomically(tmp_path: Path) -> None:
+    cases = [Case(case_id="c", reference=("a",))]
+    result = score(cases, [Run(case_id="c", steps=("a",)), Run(case_id="c", steps=())])
+    records = records_jsonl(result)
+    target = tmp_path / "results.jsonl"
+    assert write_jsonl(target, records) == 2
+    assert target.read_bytes() == records
+    assert [p.name for p in tmp_path.iterdir()] == ["results.jsonl"]  # no temporary left
+    assert read_results(target) == [r.to_dict() for r in result]
+    again = tmp_path / "again.jsonl"  # the records as objects, written again: the same bytes
+    assert write_results(again, read_results(target)) == 2
+    assert again.read_bytes() == records
+
+
+def test_records_in_chunks_are_the_records_at_once() -> None:
+    cases = [Case(case_id="c", reference=("a", "b"))]
+    runs = [Run(case_id="c", steps=("a", "a", "b")[: k % 4]) for k in range(11)]
+    result = score(cases, runs)
+    at_once = records_jsonl(result, runs)
+    for size in (1, 3, 11, 50):
+        assert b"".join(iter_records_jsonl(result, runs, chunk_runs=size)) == at_once

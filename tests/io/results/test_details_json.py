@@ -1,7 +1,8 @@
-"""The writers' view of the runs' explanations (``ScoreResult.defects_of`` and the
-column-wise ``ScoreResult.alignments_json``) is the same as their objects
-(``ScoreResult.details``): each alignment's JSON text byte for byte, the defects equal, on
-random batches of paths with awkward text in their arguments."""
+"""The alignments text written from the trajectory layer's columns
+(``ScoreResult.alignment_columns``, ``pathgrade.io.results.details.alignment_json``) is the
+same as the runs' objects (``ScoreResult.details``), each alignment's JSON text byte for
+byte, on random batches of paths with awkward text in their arguments; and the texts of step
+objects kept across scorings (``StepTexts``) belong to their objects."""
 
 from __future__ import annotations
 
@@ -11,6 +12,9 @@ from hypothesis import strategies as st
 
 from pathgrade import Case, Run, ScoringConfig, Step, score
 from pathgrade.core.config import MatchingConfig
+from pathgrade.core.results import ScoreResult
+from pathgrade.io.results.details import alignment_json
+from pathgrade.metrics.trajectory.alignment_text import StepTexts
 
 # Quotes, backslashes, control characters, non-ASCII and astral code points: what JSON
 # escaping must get right.
@@ -24,6 +28,12 @@ step_st = st.builds(
     st.integers(0, 9).map(lambda n: n == 0),
 )
 path_st = st.lists(step_st, max_size=8)
+
+
+def _alignments(result: ScoreResult) -> list[bytes]:
+    assert result.alignment_columns is not None
+    texts: list[bytes] = alignment_json(result.alignment_columns(0, len(result))).to_pylist()
+    return texts
 
 
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -48,13 +58,10 @@ def test_details_json_equals_the_objects(
         )
         runs.append(Run(case_id=f"c{k}", steps=tuple(agent)))
     result = score(cases, runs, ScoringConfig(matching=MatchingConfig(mode=mode)))
-    assert result.defects_of is not None and result.alignments_json is not None
-    alignments = result.alignments_json()
+    alignments = _alignments(result)
     assert len(alignments) == len(result)
     for run in range(len(result)):
-        defects, alignment = result.details(run)
-        assert result.defects_of(run) == defects
-        assert alignments[run] == orjson.dumps(alignment)
+        assert alignments[run] == orjson.dumps(result.details(run)[1])
 
 
 def test_runs_without_a_reference_or_steps_have_their_alignments() -> None:
@@ -65,12 +72,9 @@ def test_runs_without_a_reference_or_steps_have_their_alignments() -> None:
         Run(case_id="none"),
     ]
     result = score(cases, runs)
-    assert result.alignments_json is not None
-    assert result.alignments_json() == [orjson.dumps(result.details(r)[1]) for r in range(3)]
-    assert result.alignments_json()[0] == b"[]"
-    only_unreferenced = score(cases[:1], runs[:1])
-    assert only_unreferenced.alignments_json is not None
-    assert only_unreferenced.alignments_json() == [b"[]"]
+    assert _alignments(result) == [orjson.dumps(result.details(r)[1]) for r in range(3)]
+    assert _alignments(result)[0] == b"[]"
+    assert _alignments(score(cases[:1], runs[:1])) == [b"[]"]
 
 
 def test_a_call_written_in_two_key_orders_has_one_text_whatever_the_reading_order() -> None:
@@ -90,18 +94,29 @@ def test_a_call_written_in_two_key_orders_has_one_text_whatever_the_reading_orde
     backwards = [result[1].to_dict(), result[0].to_dict()][::-1]
     assert in_order == backwards
     assert in_order[1]["alignment"][0]["reference"] == "t(a=2, b=1)"  # the run's spelling
-    written = score(cases, runs)
-    assert written.alignments_json is not None
-    assert written.alignments_json() == [orjson.dumps(r["alignment"]) for r in in_order]
+    assert _alignments(score(cases, runs)) == [orjson.dumps(r["alignment"]) for r in in_order]
 
 
 def test_kept_step_texts_belong_to_their_step_object() -> None:
-    from pathgrade.metrics.trajectory.alignment_text import _FormattedSteps
-
-    kept = _FormattedSteps(capacity=2)
+    kept = StepTexts(capacity=2)
     a, b, c = Step(tool="a", arguments={"q": "x"}), Step(tool="b"), Step(tool="c")
-    assert kept.text(a) == "a(q='x')" and kept.json(a) == b"\"a(q='x')\""
-    kept._entries[id(b)] = (a, "stale", b'"stale"')  # as if b had a dead step's id
+    assert kept.text(a) == "a(q='x')"
+    kept._entries[id(b)] = (a, "stale")  # as if b had a dead step's id
     assert kept.text(b) == "b"  # the stale entry is replaced (the full store emptied first)
-    assert kept.text(c) == "c" and len(kept._entries) == 2
-    assert kept.text(a) == "a(q='x')" and len(kept._entries) == 1  # full: emptied, then kept
+    assert kept.text(c) == "c" and len(kept) == 2
+    assert kept.text(a) == "a(q='x')" and len(kept) == 1  # full: emptied, then kept
+    kept.clear()
+    assert len(kept) == 0
+
+
+def test_step_texts_passed_in_are_kept_across_scorings() -> None:
+    step = Step(tool="t", arguments={"q": "x"})
+    cases = [Case(case_id="c", reference=(step,))]
+    runs = [Run(case_id="c", steps=(step, step))]
+    kept = StepTexts()
+    first = score(cases, runs, step_texts=kept)
+    assert first[0].defects[0].detail == "t(q='x') repeats an earlier call"
+    assert len(kept) == 1  # the one step object's text, kept for the next scoring
+    kept._entries[id(step)] = (step, "cached")  # the next scoring reads the kept text
+    assert score(cases, runs, step_texts=kept)[0].alignment[0].agent == "cached"
+    assert score(cases, runs)[0].alignment[0].agent == "t(q='x')"  # none kept: made anew

@@ -1,5 +1,6 @@
-"""The column-wise defects text (``ScoreResult.defects_json``) is, byte for byte, what orjson
-writes for each run's defect objects, and its kind counts are theirs: on random runs with
+"""The defects text written from the trajectory layer's columns (``ScoreResult.defect_columns``,
+``pathgrade.io.results.details.defects_json``) is, byte for byte, what orjson writes for
+each run's defect objects, and the columns' kind counts are theirs: on random runs with
 every kind of defect and awkward text in their arguments."""
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ from hypothesis import strategies as st
 
 from pathgrade import Case, Run, ScoringConfig, Step, score
 from pathgrade.core.config import Penalties
+from pathgrade.core.results import ScoreResult
+from pathgrade.io.results.details import defects_json
 
 TEXT = st.sampled_from(["A", 'q"uote', "back\\slash", "tab\there", "\x00\x1f", "é", "🙂"])
 TOOLS = ["lookup", "refund", "search", "delete"]
@@ -26,10 +29,15 @@ step_st = st.builds(
 path_st = st.lists(step_st, max_size=7)
 
 
+def _texts(result: ScoreResult) -> tuple[list[bytes], Counter[str]]:
+    assert result.defect_columns is not None
+    columns = result.defect_columns()
+    return defects_json(columns).to_pylist(), columns.counts()
+
+
 def _check(cases: list[Case], runs: list[Run], config: ScoringConfig | None = None) -> None:
     result = score(cases, runs, config)
-    assert result.defects_json is not None
-    texts, kinds = result.defects_json()
+    texts, kinds = _texts(result)
     assert len(texts) == len(result)
     expected: Counter[str] = Counter()
     for run in range(len(result)):
@@ -79,8 +87,7 @@ def test_one_run_with_every_kind_of_step_defect() -> None:
     )
     run = Run(case_id="c", steps=("b", "a", "a", "w"))
     result = score([case], [run])
-    assert result.defects_json is not None
-    texts, kinds = result.defects_json()
+    texts, kinds = _texts(result)
     defects = orjson.loads(texts[0])
     assert [d["kind"] for d in defects] == [
         "missing_step",
@@ -103,16 +110,14 @@ def test_runs_without_defects_or_a_reference() -> None:
     cases = [Case(case_id="none"), Case(case_id="one", reference=("t",))]
     runs = [Run(case_id="none", steps=("t",)), Run(case_id="one", steps=("t",))]
     result = score(cases, runs)
-    assert result.defects_json is not None
-    assert result.defects_json() == ([b"[]", b"[]"], Counter())
+    assert _texts(result) == ([b"[]", b"[]"], Counter())
 
 
 def test_each_kind_of_total_order_defect_is_written_as_its_object() -> None:
     cases = [Case(case_id="c", reference=("a", "b", "c"))]
     paths = [("b", "a", "c"), ("b", "c"), ("a", "c", "b", "c"), ("c", "b", "a")]
     result = score(cases, [Run(case_id="c", steps=p) for p in paths])
-    assert result.defects_json is not None
-    texts, _ = result.defects_json()
+    texts, _ = _texts(result)
     details = []
     for run, text in enumerate(texts):
         assert text == orjson.dumps([d.to_dict() for d in result.details(run)[0]])
