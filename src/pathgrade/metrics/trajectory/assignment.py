@@ -1,7 +1,11 @@
 """Optimal one-to-one matching of agent steps to reference steps, ignoring order.
 
-The matching has the most pairs possible, and among those it uses the earliest agent steps
-(so with ``[lookup, lookup]`` against one ``lookup``, the second call is the extra one).
+The matching has the most pairs possible; among those it uses the earliest agent steps (so
+with ``[lookup, lookup]`` against one ``lookup``, the second call is the extra one), and each
+matched agent step, in agent order, takes the lowest reference step that leaves the later
+ones matchable (so with ``[lookup]`` against ``[lookup, lookup]``, reference step 1 is the
+missing one). That is what a first fit gives for an equivalence, and it is the definition
+(:mod:`pathgrade.metrics.trajectory.definition.matching`) for any relation.
 
 When the match relation is an equivalence (tool equality; ``exact``/``normalized``/``ignore``
 arguments) a first-fit pass over the agent steps in order is optimal, and it runs on whole
@@ -96,7 +100,11 @@ def exact_matching(eq: BoolArray) -> tuple[IntArray, IntArray]:
     """Maximum matching of one pair preferring earliest agent steps (assignment problem).
 
     Cost of pairing ``(i, j)`` is ``-(big - j)`` on an edge and 0 otherwise; ``big`` exceeds
-    any sum of indices, so the number of pairs is maximised first.
+    any sum of indices, so the number of pairs is maximised first, then the sum of the matched
+    agent positions minimised (the matched agent steps are then the earliest possible: the
+    sets of matchable agent steps form a matroid, whose basis of least distinct weights is
+    unique). The solver may pair them with any reference steps that fit; they are then given
+    the lowest ones, agent step by agent step (:func:`_lowest_partners`).
     """
     width_r, width_a = eq.shape
     agent_partner = np.full(width_a, -1, dtype=np.int64)
@@ -112,7 +120,56 @@ def exact_matching(eq: BoolArray) -> tuple[IntArray, IntArray]:
         if eq[i, j]:
             agent_partner[j] = i
             ref_partner[i] = j
-    return agent_partner, ref_partner
+    return _lowest_partners(eq, agent_partner, ref_partner)
+
+
+def _lowest_partners(
+    eq: BoolArray, agent_partner: IntArray, ref_partner: IntArray
+) -> tuple[IntArray, IntArray]:
+    """The same matched agent steps, each (in agent order) given the lowest reference step
+    that leaves the later matched steps matchable: a step moves to a lower reference step
+    when that one is free, or when the later step holding it can be re-seated along an
+    alternating path that avoids the reference steps already settled."""
+    width_r = eq.shape[0]
+    lower = eq & (np.arange(width_r)[:, None] < agent_partner[None, :])
+    if not lower.any():  # no step has a lower reference step to move to
+        return agent_partner, ref_partner
+    options = [np.flatnonzero(column).tolist() for column in eq.T]
+    agent_of: list[int] = ref_partner.tolist()
+    ref_of: list[int] = agent_partner.tolist()
+    settled = [False] * len(agent_of)
+
+    def reseat(agent: int, seen: list[bool]) -> bool:
+        for ref in options[agent]:
+            if settled[ref] or seen[ref]:
+                continue
+            seen[ref] = True
+            holder = agent_of[ref]
+            if holder < 0 or reseat(holder, seen):
+                agent_of[ref], ref_of[agent] = agent, ref
+                return True
+        return False
+
+    for agent in [j for j, ref in enumerate(ref_of) if ref >= 0]:
+        current = ref_of[agent]
+        for ref in options[agent]:
+            if ref >= current:
+                break
+            if settled[ref]:
+                continue
+            holder = agent_of[ref]
+            settled[ref] = True  # held by ``agent`` from now on, if the move works
+            agent_of[current], agent_of[ref], ref_of[agent] = -1, agent, ref
+            if holder < 0:
+                break
+            ref_of[holder] = -1
+            if reseat(holder, [False] * len(agent_of)):
+                break
+            settled[ref] = False  # undo: ``holder`` keeps ``ref``
+            agent_of[current], agent_of[ref] = agent, holder
+            ref_of[agent], ref_of[holder] = current, ref
+        settled[ref_of[agent]] = True
+    return np.array(ref_of, dtype=np.int64), np.array(agent_of, dtype=np.int64)
 
 
 def optimal_matching(

@@ -1,0 +1,271 @@
+"""Hypothesis strategies for whole trajectory scorings: cases, runs and configs drawn from
+small alphabets, so that repeats, ties and collisions are frequent.
+
+Penalties are drawn from values that are exact in binary (integers and halves): a sum of
+them is the same whatever the order of the additions, so ``path_score`` can be compared
+exactly.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import Any
+
+from hypothesis import strategies as st
+
+from pathgrade.core.config import (
+    FieldMatch,
+    MatchingConfig,
+    Penalties,
+    ScoringConfig,
+    ToolMatch,
+    Weights,
+)
+from pathgrade.core.types import Budget, Case, Run, Step
+
+TOOLS = ("a", "b", "c", "w")
+#: Arguments that collide under some mode and not others: normalised text, fuzzy text,
+#: ``1 == 1.0``, key order, subsets, numeric tolerance, positional lists.
+ARGUMENTS: tuple[Any, ...] = (
+    {},
+    ["1"],
+    ["2"],
+    ["1", "2"],
+    {"q": "refund order"},
+    {"q": "Refund  Order"},
+    {"q": "refund the order"},
+    {"q": "x"},
+    {"q": "x", "n": 1},
+    {"n": 1, "q": "x"},
+    {"n": 1.0, "q": "x"},
+    {"n": 1.5, "q": "x"},
+    {"n": "1"},
+)
+#: A plug-in field matcher (registered by the tests that use it): the agent's text starts
+#: with the reference's (not symmetric, not an equivalence).
+PLUGIN = "starts_with"
+
+
+def starts_with(reference: Any, agent: Any) -> bool:
+    return str(agent).startswith(str(reference))
+
+
+PENALTY_VALUES = (0.0, 0.5, 5.0, 10.0, 15.0, 20.0, 25.0, 40.0, 100.0)
+TOOL_OVERRIDES: tuple[dict[str, ToolMatch], ...] = (
+    {},
+    {"b": ToolMatch(fields={"n": FieldMatch(mode="numeric", abs_tol=0.5)})},
+    {"b": ToolMatch(fields={"n": FieldMatch(mode="numeric", rel_tol=0.6)})},
+    {"c": ToolMatch(mode="fuzzy")},
+    {"a": ToolMatch(mode="ignore")},
+    {"b": ToolMatch(fields={"q": FieldMatch(mode="normalized")})},
+    {"b": ToolMatch(fields={"q": FieldMatch(mode="ignore")})},
+    {"c": ToolMatch(fields={"q": FieldMatch(mode=PLUGIN)})},
+    {"a": ToolMatch(mode="subset"), "c": ToolMatch(mode="normalized")},
+)
+
+
+@dataclass(frozen=True)
+class Alphabet:
+    """The tools and arguments one scoring draws its steps from (a few of each, so that
+    repeats and ties are frequent)."""
+
+    tools: tuple[str, ...] = TOOLS
+    arguments: tuple[Any, ...] = ARGUMENTS
+
+
+@st.composite
+def alphabets(draw: st.DrawFn) -> Alphabet:
+    tools = draw(st.lists(st.sampled_from(TOOLS), min_size=1, max_size=4, unique=True))
+    arguments = draw(st.lists(st.sampled_from(ARGUMENTS), min_size=1, max_size=5, unique_by=repr))
+    return Alphabet(tuple(tools), tuple(arguments))
+
+
+@st.composite
+def steps(draw: st.DrawFn, agent: bool, alphabet: Alphabet) -> dict[str, Any]:
+    """One step record (an agent's may fail and carry usage)."""
+    out: dict[str, Any] = {"tool": draw(st.sampled_from(alphabet.tools))}
+    arguments = draw(st.sampled_from(alphabet.arguments))
+    if arguments or draw(st.booleans()):
+        out["arguments"] = arguments
+    if agent:
+        if draw(st.integers(0, 4)) == 0:
+            out["error"] = draw(st.sampled_from(["boom", "timeout"]))
+        for name in ("tokens", "cost", "latency_ms"):
+            if draw(st.integers(0, 5)) == 0:
+                out[name] = float(draw(st.integers(0, 4)))
+    return out
+
+
+@st.composite
+def reference_paths(draw: st.DrawFn, partial: bool, alphabet: Alphabet) -> list[dict[str, Any]]:
+    """A reference path; under a partial order its steps have ids and ``after`` lists,
+    shuffled so that a step may depend on a later one."""
+    path = draw(st.lists(steps(False, alphabet), max_size=5))
+    if partial:
+        for k, step in enumerate(path):
+            if draw(st.integers(0, 5)) > 0:
+                step["id"] = f"s{k}"
+            earlier = [s["id"] for s in path[:k] if "id" in s]
+            step["after"] = draw(st.lists(st.sampled_from(earlier), unique=True)) if earlier else []
+        path = draw(st.permutations(path))
+    return list(path)
+
+
+@st.composite
+def cases(draw: st.DrawFn, case_id: str, alphabet: Alphabet) -> Case:
+    order = draw(st.sampled_from(["total", "partial", "none"]))
+    paths = draw(st.lists(reference_paths(order == "partial", alphabet), max_size=3))
+    record: dict[str, Any] = {"case_id": case_id, "order": order}
+    if paths and draw(st.booleans()):
+        record["reference"], paths = paths[0], paths[1:]
+    if paths or draw(st.booleans()):
+        record["references"] = paths
+    if draw(st.integers(0, 2)) == 0:
+        record["budget"] = draw(budgets())
+    record["required_tools"] = draw(st.lists(st.sampled_from((*TOOLS, "z")), max_size=3))
+    record["forbidden_tools"] = draw(st.lists(st.sampled_from(TOOLS), max_size=1))
+    record["forbidden_actions"] = draw(
+        st.lists(st.sampled_from(["c:1", "a", {"tool": "b", "arguments": {"q": "x"}}]), max_size=2)
+    )
+    if draw(st.booleans()):
+        record["tool_kinds"] = draw(
+            st.sampled_from([{"w": "write"}, {"a": "write", "w": "read"}, {"b": "write"}])
+        )
+    if draw(st.booleans()):
+        record["gold_answer"] = draw(st.sampled_from(["42", " Refund issued", ["ok", "1.0"]]))
+    record["answerable"] = draw(st.integers(0, 6)) > 0
+    record["group"] = draw(st.sampled_from([None, "g1"]))
+    return Case.model_validate(record)
+
+
+@st.composite
+def budgets(draw: st.DrawFn) -> Budget:
+    return Budget(
+        steps=draw(st.none() | st.integers(0, 6)),
+        tokens=draw(st.none() | st.integers(0, 6).map(float)),
+        cost=draw(st.none() | st.integers(0, 6).map(float)),
+        latency_ms=draw(st.none() | st.integers(0, 6).map(float)),
+    )
+
+
+@st.composite
+def runs(draw: st.DrawFn, case_ids: list[str], alphabet: Alphabet, max_steps: int = 8) -> Run:
+    path = draw(st.lists(steps(True, alphabet), max_size=max_steps))
+    if path and draw(st.booleans()):  # parallel turns: mostly runs of one turn, a few loose
+        turn = 0
+        for step in path:
+            turn += draw(st.sampled_from([0, 0, 1]))
+            step["turn"] = draw(st.sampled_from([turn, turn, turn, None, -1]))
+    record: dict[str, Any] = {
+        "case_id": draw(st.sampled_from(case_ids)),
+        "run_id": draw(st.none() | st.sampled_from(["r1", "r2"])),
+        "trial": draw(st.integers(0, 2)),
+        "steps": path,
+        "answer": draw(st.none() | st.sampled_from(["42", "refund issued", "1", "no"])),
+        "success": draw(st.none() | st.booleans()),
+        "abstained": draw(st.integers(0, 5)) == 0,
+    }
+    if draw(st.integers(0, 3)) == 0:
+        record["usage"] = {
+            "tokens": draw(st.none() | st.integers(0, 9).map(float)),
+            "cost": draw(st.none() | st.integers(0, 9).map(float)),
+        }
+    return Run.model_validate(record)
+
+
+@st.composite
+def penalties(draw: st.DrawFn) -> Penalties:
+    return Penalties(
+        **{key: draw(st.sampled_from(PENALTY_VALUES)) for key in Penalties.model_fields}
+    )
+
+
+@st.composite
+def configs(draw: st.DrawFn) -> ScoringConfig:
+    matching = MatchingConfig(
+        mode=draw(st.sampled_from(["exact", "normalized", "fuzzy", "subset", "ignore"])),
+        fuzzy_threshold=draw(st.sampled_from([60.0, 90.0])),
+        tools=draw(st.sampled_from(TOOL_OVERRIDES)),
+    )
+    weights = Weights(**{name: float(draw(st.integers(1, 4))) for name in Weights.model_fields})
+    return ScoringConfig(
+        matching=matching,
+        penalties=draw(penalties()),
+        weights=weights,
+        budget=draw(st.none() | budgets()),
+        tool_kinds=draw(st.sampled_from([{}, {"w": "write"}, {"c": "write"}])),
+        fallbacks=draw(st.sampled_from([{}, {"a": ("b",)}, {"b": ("a", "c")}])),
+    )
+
+
+@st.composite
+def scorings(
+    draw: st.DrawFn, min_runs: int = 1, max_runs: int = 12, max_steps: int = 8
+) -> tuple[list[Case], list[Run], ScoringConfig]:
+    """Cases (1-3), ``min_runs`` to ``max_runs`` runs of them, and a config."""
+    alphabet = draw(alphabets())
+    ids = [f"case{k}" for k in range(draw(st.integers(1, 3)))]
+    case_list = [draw(cases(case_id, alphabet)) for case_id in ids]
+    run_list = draw(st.lists(runs(ids, alphabet, max_steps), min_size=min_runs, max_size=max_runs))
+    return case_list, run_list, draw(configs())
+
+
+def step_of(record: dict[str, Any]) -> Step:
+    return Step.model_validate(record)
+
+
+def random_scoring(
+    rng: random.Random, n_cases: int, n_runs: int, max_steps: int
+) -> tuple[list[Case], list[Run], ScoringConfig]:
+    """A large scoring without hypothesis (for batch boundaries): ``n_runs`` runs of lengths
+    0 to ``max_steps`` over ``n_cases`` cases, steps from the same alphabets."""
+
+    def step(agent: bool) -> dict[str, Any]:
+        out: dict[str, Any] = {"tool": rng.choice(TOOLS), "arguments": rng.choice(ARGUMENTS)}
+        if agent and rng.random() < 0.15:
+            out["error"] = "boom"
+        if agent and rng.random() < 0.2:
+            out["turn"] = rng.randint(0, 2)
+        return out
+
+    case_list = []
+    for k in range(n_cases):
+        order = rng.choice(["total", "partial", "none"])
+        paths = []
+        for _ in range(rng.randint(1, 3)):
+            path = [step(False) for _ in range(rng.randint(0, 5))]
+            if order == "partial":
+                for index, s in enumerate(path):
+                    s["id"] = f"s{index}"
+                    s["after"] = [f"s{p}" for p in range(index) if rng.random() < 0.3]
+                rng.shuffle(path)
+            paths.append(path)
+        case_list.append(
+            Case.model_validate(
+                {
+                    "case_id": f"case{k}",
+                    "order": order,
+                    "references": paths,
+                    "required_tools": rng.sample((*TOOLS, "z"), rng.randint(0, 2)),
+                    "tool_kinds": rng.choice([{}, {"w": "write"}]),
+                    "budget": rng.choice([None, {"steps": rng.randint(2, 8)}]),
+                }
+            )
+        )
+    run_list = [
+        Run.model_validate(
+            {
+                "case_id": f"case{rng.randrange(n_cases)}",
+                "run_id": f"r{r}",
+                "steps": [step(True) for _ in range(rng.randint(0, max_steps))],
+            }
+        )
+        for r in range(n_runs)
+    ]
+    config = ScoringConfig(
+        matching=MatchingConfig(
+            mode=rng.choice(["exact", "normalized", "fuzzy"]), tools=rng.choice(TOOL_OVERRIDES)
+        )
+    )
+    return case_list, run_list, config
