@@ -25,7 +25,7 @@ import pathgrade
 from pathgrade.cli.main import main
 from pathgrade.core.config import PENALTY_KEYS, RetrievalLayer, ScoringConfig
 from pathgrade.core.errors import InputError
-from pathgrade.core.results import TRAJECTORY_METRICS, ScoreResult
+from pathgrade.core.results import ScoreResult
 from pathgrade.core.types import Case, Run
 from pathgrade.io.cases import load_cases, load_runs
 from pathgrade.io.config import load_config
@@ -37,6 +37,7 @@ from pathgrade.judge.summary import summarize
 from pathgrade.metrics import catalogue
 from pathgrade.metrics.registry import BUILTIN
 from pathgrade.metrics.spec import UNDEFINED_POLICIES
+from pathgrade.metrics.trajectory.outputs import TRAJECTORY_METRICS
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
@@ -78,6 +79,12 @@ def summary_names(summary: Mapping[str, Any]) -> set[str]:
             out |= {f"{key[:-1]}{k}" for k in value}
         elif key == "trials":
             assert set(value) == TRIALS_COUNTS
+        elif key == "by_case":  # per metric: the mean of case means, its interval, counts
+            out |= set(value)
+        elif key == "interval":  # how the by_case intervals were computed: no metric
+            assert set(value) == {"unit", "method", "confidence", "resamples", "seed"}
+        elif key == "slices":
+            out |= set(value["metrics"])
         elif key == "defects":
             out |= {f"defects.{kind}" for kind in value}
         elif key == "abstention":

@@ -4,7 +4,6 @@ example also holds for the batched engine (``pathgrade.score``). And the propert
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -12,14 +11,20 @@ from hypothesis import HealthCheck, given, settings
 
 from pathgrade import Case, Run, ScoringConfig, score
 from pathgrade.core.config import Penalties
-from pathgrade.core.results import TRAJECTORY_METRICS, RunResult
+from pathgrade.core.results import RunResult
 from pathgrade.metrics.trajectory.definition import score_run, score_runs
+from pathgrade.metrics.trajectory.definition.order import (
+    greedy_placement,
+    partial_placement,
+    search_placement,
+)
 from pathgrade.plugins import (
     argument_matchers,
     register_argument_matcher,
     unregister_argument_matcher,
 )
 
+from .helpers import trajectory_part
 from .trajectory_strategies import PLUGIN, scorings, starts_with
 
 
@@ -27,7 +32,7 @@ def _both(case: Case, run: Run, config: ScoringConfig | None = None) -> RunResul
     """The definition's result, after checking that the engine gives the same."""
     expected = score_run(case, run, config)
     got = score([case], [run], config)[0]
-    assert replace(got, metrics={k: got.metrics[k] for k in TRAJECTORY_METRICS}) == expected
+    assert trajectory_part(got) == expected
     return expected
 
 
@@ -302,21 +307,84 @@ def test_a_call_is_shown_as_its_first_occurrence() -> None:
     assert score_run(case, runs[1]).alignment[0].agent == "t(b=2, a=1)"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="known limitation (reported, docs/trajectory.md): the partial-order placement is"
-    " greedy and can miss an order that exists when the reference repeats a call",
-)
+def test_an_unrecovered_error_shows_its_calls_as_their_first_occurrence() -> None:
+    # Run 2 fails the call run 1 failed (keys written in another order) and goes on with
+    # another tool: its unrecovered_error shows both calls as run 1 wrote them, as every
+    # other defect would; scored alone, as run 2 wrote them. Engine and definition alike.
+    case = Case.model_validate({"case_id": "c", "reference": []})
+    failed = [{"a": 1, "b": 2}, {"b": 2, "a": 1}]
+    runs = [
+        Run.model_validate(
+            {
+                "case_id": "c",
+                "steps": [
+                    {"tool": "t", "arguments": arguments, "error": "x"},
+                    {"tool": "u", "arguments": {"k": [1, 2], "j": 0}},
+                ],
+            }
+        )
+        for arguments in failed
+    ]
+    detail = "{} failed and the agent went on with {} (no retry, fallback or stop)"
+    first = detail.format("t(a=1, b=2)", "u(k=[1, 2], j=0)")
+    for results in (score_runs([case], runs), list(score([case], runs))):
+        details = [[d.detail for d in r.defects if d.kind == "unrecovered_error"] for r in results]
+        assert details == [[first], [first]]
+    alone = score_run(case, runs[1]).defects
+    assert [d.detail for d in alone] == [detail.format("t(b=2, a=1)", "u(k=[1, 2], j=0)")]
+
+
 def test_partial_order_placement_finds_an_order_that_exists() -> None:
     # X (id a), X (id b), Y after b. The agent did X, Y, X: the first X can be b and the
-    # second a, so nothing ran before a step it depends on; the placement gives the first X
-    # to a (taken first) and finds no X before Y for b.
+    # second a, so nothing ran before a step it depends on. The greedy placement gives the
+    # first X to a (taken first) and finds no X before Y for b; the two reference X steps
+    # compete for both agent X steps, so the exact search decides: a=2, b=0, Y=1 (after b).
     reference = [
         {"tool": "x", "id": "a"},
         {"tool": "x", "id": "b"},
         {"tool": "y", "after": ["b"]},
     ]
-    assert one(reference, ["x", "y", "x"], order="partial").metrics["out_of_order"] is False
+    table = [[True, False, True], [True, False, True], [False, True, False]]
+    depends = [[], [], [1]]
+    assert greedy_placement(table, depends, [0, 1, 2], 3) == (False, [0, 2, -1])
+    assert partial_placement(table, depends, [0, 1, 2], 3) == (True, [2, 0, 1])
+    result = one(reference, ["x", "y", "x"], order="partial")
+    assert result.metrics["out_of_order"] is False
+    assert result.metrics["path_score"] == 100.0 and result.defects == ()
+
+
+def _many_x(n: int) -> tuple[list[Any], list[Any]]:
+    """Reference: n X steps (ids x0..), Y after the last. Run: X, Y, then n - 1 more X."""
+    reference: list[Any] = [{"tool": "x", "id": f"x{k}"} for k in range(n)]
+    reference.append({"tool": "y", "after": [f"x{n - 1}"]})
+    return reference, ["x", "y"] + ["x"] * (n - 1)
+
+
+def test_exact_partial_order_search_within_its_bound() -> None:
+    # Only the first agent X can come before Y, so it must be the last reference X. The
+    # search decides the X steps in order x0, x1, ...: with x0 on the first agent X every
+    # assignment of the others fails at Y; with 5 X steps that is about 4! = 24 paths,
+    # well within 10,000 nodes, and the search finds x4 = agent step 0: in order, 100.
+    reference, steps = _many_x(5)
+    result = one(reference, steps, order="partial")
+    assert result.metrics["out_of_order"] is False and result.metrics["path_score"] == 100.0
+
+
+def test_exact_partial_order_search_gives_up_past_its_bound() -> None:
+    # With 9 X steps the failing subtree of x0 on agent step 0 alone holds 8! = 40,320
+    # assignments of the other X steps: past 10,000 nodes the search gives up, and the
+    # answer is the greedy placement's: out of order (100 - 15 = 85), in engine and
+    # definition alike (the documented bound).
+    reference, steps = _many_x(9)
+    result = one(reference, steps, order="partial")
+    assert result.metrics["out_of_order"] is True and result.metrics["path_score"] == 85.0
+    n_ref, n_agent = len(reference), len(steps)
+    table = [[reference[i]["tool"] == steps[j] for j in range(n_agent)] for i in range(n_ref)]
+    depends = [[] for _ in range(9)] + [[8]]
+    extension = list(range(n_ref))
+    assert search_placement(table, depends, extension, n_ref) is None
+    found = search_placement(table, depends, extension, n_ref, limit=10**6)
+    assert found is not None and found[8] == 0 and found[9] == 1
 
 
 @pytest.fixture(scope="module")

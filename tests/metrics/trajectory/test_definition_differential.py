@@ -8,10 +8,7 @@ several references, budgets, tool kinds, forbidden tools and actions, required t
 steps with retries and fallbacks, parallel turns and empty paths; many runs per call (the
 engine sorts runs by length and scores them in batches of 4,096).
 
-One difference is known and tolerated, and only where it applies (``KNOWN_ENGINE_BUGS``): the
-engine reads the order defect off the recorded order, so for a run with same-turn parallel
-calls it may name a step as having "ran before" a dependency made in the same turn (see
-``test_known_bug_order_defect_of_same_turn_steps``). Nothing else may differ.
+Nothing may differ.
 """
 
 from __future__ import annotations
@@ -20,31 +17,36 @@ import math
 import random
 from collections import Counter
 from collections.abc import Iterator, Sequence
-from dataclasses import replace
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pathgrade import Case, Run, ScoringConfig, score
-from pathgrade.core.results import TRAJECTORY_METRICS, Defect, RunResult
-from pathgrade.metrics.trajectory.definition import PathScore, explain_runs
-from pathgrade.metrics.trajectory.definition.defects import order_defect
+from pathgrade.core.results import RunResult
+from pathgrade.metrics.trajectory.definition import explain_runs, score_runs
+from pathgrade.metrics.trajectory.definition import order as definition_order
+from pathgrade.metrics.trajectory.outputs import TRAJECTORY_METRICS
 from pathgrade.plugins import (
     argument_matchers,
     register_argument_matcher,
     unregister_argument_matcher,
 )
 
-from .trajectory_strategies import PLUGIN, random_scoring, scorings, starts_with
+from .helpers import trajectory_part
+from .trajectory_strategies import (
+    PLUGIN,
+    random_scoring,
+    repeated_partial_scoring,
+    scorings,
+    starts_with,
+)
 
 DIFFERENTIAL = settings(
     max_examples=250,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
-#: Differences explained by a known engine bug, counted by name over this module's tests.
-KNOWN_ENGINE_BUGS: Counter[str] = Counter()
 
 
 @pytest.fixture(autouse=True, scope="module")
@@ -52,41 +54,6 @@ def _plugin() -> Iterator[None]:
     register_argument_matcher(PLUGIN, starts_with)
     yield
     unregister_argument_matcher(PLUGIN)
-
-
-def _engine_order_defect(path: PathScore, penalty: float) -> Defect:
-    """The order defect as the engine finds it today: the matching read in recorded order
-    (``diagnosis.py``/``defects_text.py`` scan recorded positions), not in scored order."""
-    n = len(path.scored)
-    partner, early = [-1] * n, [False] * n
-    for s, j in enumerate(path.scored):
-        partner[j], early[j] = path.partner[s], path.premature[s]
-    return order_defect(
-        list(range(n)), partner, early, path.depends, path.ref_text, path.agent_text, penalty
-    )
-
-
-def _parallel(run: Run) -> bool:
-    """The run has two adjacent steps of one turn."""
-    return any(
-        a.turn is not None and a.turn >= 0 and a.turn == b.turn
-        for a, b in zip(run.steps, run.steps[1:], strict=False)
-    )
-
-
-def _explained_by_known_bug(
-    got: RunResult, expected: RunResult, path: PathScore | None, run: Run
-) -> str | None:
-    """The name of the known engine bug that explains ``got != expected``, or None."""
-    if path is None or not _parallel(run):
-        return None
-    defects = list(expected.defects)
-    for k, defect in enumerate(defects):
-        if defect.kind == "out_of_order":
-            defects[k] = _engine_order_defect(path, defect.penalty)
-    if replace(expected, defects=tuple(defects)) == got:
-        return "order defect read in recorded order"
-    return None
 
 
 def _describe(got: RunResult, expected: RunResult) -> str:
@@ -113,15 +80,12 @@ def assert_engine_is_the_definition(
     assert len(engine) == len(explained) == len(runs)
     for r, (run, spec) in enumerate(zip(runs, explained, strict=True)):
         got = engine[r]
-        got = replace(got, metrics={name: got.metrics[name] for name in TRAJECTORY_METRICS})
+        got = trajectory_part(got)
         expected = spec.result
-        if got != expected:
-            bug = _explained_by_known_bug(got, expected, spec.path, run)
-            assert bug is not None, (
-                f"run {r} ({run.case_id}): {run.model_dump(exclude_defaults=True)}\n"
-                + _describe(got, expected)
-            )
-            KNOWN_ENGINE_BUGS[bug] += 1
+        assert got == expected, (
+            f"run {r} ({run.case_id}): {run.model_dump(exclude_defaults=True)}\n"
+            + _describe(got, expected)
+        )
         for name, kind in TRAJECTORY_METRICS.items():
             value = float(engine.metrics[name][r])
             if kind in ("count", "bool") and not math.isnan(value):
@@ -147,6 +111,16 @@ def test_engine_equals_definition_with_many_runs_per_call(
     assert_engine_is_the_definition(*scoring)
 
 
+@settings(DIFFERENTIAL, max_examples=150)
+@given(scorings(max_steps=7, orders=("partial",), alphabet_size=1))
+def test_engine_equals_definition_on_partial_orders_that_repeat_calls(
+    scoring: tuple[list[Case], list[Run], ScoringConfig],
+) -> None:
+    # One tool and up to two arguments: the references repeat calls and their steps compete
+    # for the agent's, so the exact search of the partial order runs often.
+    assert_engine_is_the_definition(*scoring)
+
+
 @settings(DIFFERENTIAL, max_examples=2)
 @given(st.integers(0, 2**32 - 1))
 def test_engine_equals_definition_across_batch_boundaries(seed: int) -> None:
@@ -169,42 +143,67 @@ def test_empty_paths_and_cases_without_references() -> None:
     assert_engine_is_the_definition(cases, runs, ScoringConfig())
 
 
-def _known_bug_case() -> tuple[Case, Run]:
+def test_order_defect_of_same_turn_steps_is_read_in_scored_order() -> None:
     # Reference [a, b, c] (total order); the agent calls c too early, then a and b in one
-    # turn (recorded b first), then c again.
+    # turn (recorded b first), then c again. Scored order [c, a, b, c]: the first c is the
+    # premature (wasted) copy; b did not run before a (they ran in the same turn).
     case = Case.model_validate({"case_id": "c", "reference": ["a", "b", "c"]})
     steps = ["c", {"tool": "b", "turn": 1}, {"tool": "a", "turn": 1}, "c"]
-    return case, Run.model_validate({"case_id": "c", "steps": steps})
-
-
-def test_known_bug_is_recognised_only_where_it_applies() -> None:
-    case, run = _known_bug_case()
-    (spec,) = explain_runs([case], [run])
-    # The definition, in scored order [c, a, b, c]: the first c is premature.
-    assert [d.detail for d in spec.result.defects] == [
-        "c is repeated later, where the reference counts it",
-        "c ran before its turn and was made again later",
+    run = Run.model_validate({"case_id": "c", "steps": steps})
+    expected = [
+        ("wasted_step", 0, "c is repeated later, where the reference counts it"),
+        ("out_of_order", 0, "c ran before its turn and was made again later"),
     ]
-    assert spec.path is not None
-    engine_style = _engine_order_defect(spec.path, 15.0)
-    assert engine_style.detail == "b ran before a, which it depends on"
+    (result,) = list(score([case], [run]))
+    assert [(d.kind, d.agent_step, d.detail) for d in result.defects] == expected
+    assert_engine_is_the_definition([case], [run], ScoringConfig())
+    # The same steps without turns, matched one to one (c->2, b->1, a->0, the last c
+    # extra): the first step with an earlier reference step made later is c (a came after).
     sequential = run.model_copy(
         update={"steps": tuple(s.model_copy(update={"turn": None}) for s in run.steps)}
     )
-    got = score([case], [sequential])[0]
-    (plain,) = explain_runs([case], [sequential])
-    assert _explained_by_known_bug(got, plain.result, plain.path, sequential) is None
-
-
-@pytest.mark.xfail(
-    strict=True,
-    reason="engine bug (reported): diagnosis.py/defects_text.py scan the order defect in"
-    " recorded order, so a same-turn step is said to have run before its dependency",
-)
-def test_known_bug_order_defect_of_same_turn_steps() -> None:
-    case, run = _known_bug_case()
-    (result,) = list(score([case], [run]))
-    assert [d.detail for d in result.defects] == [
-        "c is repeated later, where the reference counts it",
-        "c ran before its turn and was made again later",
+    (plain,) = list(score([case], [sequential]))
+    order = [d for d in plain.defects if d.kind == "out_of_order"]
+    assert [(d.agent_step, d.reference_step, d.detail) for d in order] == [
+        (0, 2, "c ran before a, which it depends on")
     ]
+    assert_engine_is_the_definition([case], [sequential], ScoringConfig())
+
+
+def test_order_defect_of_same_turn_steps_under_partial_order() -> None:
+    # Partial order: b after a, c after b. Run [c (turn 2), b (turn 2), a]: scored order
+    # [b, c, a] (the group by reference rank), recorded positions [1, 0, 2]. Read in scored
+    # order, b ran before a; read in recorded order one would (falsely) say c ran before b,
+    # which ran in c's turn.
+    case = Case.model_validate(
+        {
+            "case_id": "p",
+            "order": "partial",
+            "reference": [
+                {"tool": "a", "id": "a"},
+                {"tool": "b", "id": "b", "after": ["a"]},
+                {"tool": "c", "after": ["b"]},
+            ],
+        }
+    )
+    steps = [{"tool": "c", "turn": 2}, {"tool": "b", "turn": 2}, "a"]
+    run = Run.model_validate({"case_id": "p", "steps": steps})
+    (result,) = list(score([case], [run]))
+    assert [(d.agent_step, d.reference_step, d.detail) for d in result.defects] == [
+        (1, 1, "b ran before a, which it depends on")
+    ]
+    assert_engine_is_the_definition([case], [run], ScoringConfig())
+
+
+def test_exact_partial_order_search_on_repeated_calls(monkeypatch: pytest.MonkeyPatch) -> None:
+    # References that repeat calls under a partial order, and runs of the same calls: the
+    # engine's exact search equals the definition's, and it decides many runs (the greedy
+    # placement alone would call them out of order; it never makes a run out of order).
+    cases, runs = repeated_partial_scoring(random.Random(18), 60, 3000)
+    assert_engine_is_the_definition(cases, runs, ScoringConfig())
+    exact = [r.metrics["out_of_order"] for r in score_runs(cases, runs)]
+    monkeypatch.setattr(definition_order, "search_placement", lambda *args, **kw: None)
+    greedy = [r.metrics["out_of_order"] for r in score_runs(cases, runs)]
+    assert not any(e and not g for e, g in zip(exact, greedy, strict=True))
+    decided = sum(1 for e, g in zip(exact, greedy, strict=True) if g and not e)
+    assert decided >= 40, decided  # 52 of these 3,000 runs (seed 18)

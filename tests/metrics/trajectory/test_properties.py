@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from pathgrade import Case, Run, ScoringConfig, Step, score
 from pathgrade.core.config import MatchingConfig
-from pathgrade.core.results import TRAJECTORY_METRICS
+from pathgrade.metrics.trajectory.outputs import TRAJECTORY_METRICS
 
 TOOLS = ["lookup", "refund", "search", "notify"]
 steps_st = st.builds(

@@ -25,6 +25,7 @@ from pathgrade.core.config import (
 from pathgrade.core.types import Budget, Case, Run, Step
 
 TOOLS = ("a", "b", "c", "w")
+ORDERS = ("total", "partial", "none")
 #: Arguments that collide under some mode and not others: normalised text, fuzzy text,
 #: ``1 == 1.0``, key order, subsets, numeric tolerance, positional lists.
 ARGUMENTS: tuple[Any, ...] = (
@@ -75,9 +76,12 @@ class Alphabet:
 
 
 @st.composite
-def alphabets(draw: st.DrawFn) -> Alphabet:
-    tools = draw(st.lists(st.sampled_from(TOOLS), min_size=1, max_size=4, unique=True))
-    arguments = draw(st.lists(st.sampled_from(ARGUMENTS), min_size=1, max_size=5, unique_by=repr))
+def alphabets(draw: st.DrawFn, size: int = 4) -> Alphabet:
+    """Up to ``size`` tools and ``size + 1`` arguments."""
+    tools = draw(st.lists(st.sampled_from(TOOLS), min_size=1, max_size=size, unique=True))
+    arguments = draw(
+        st.lists(st.sampled_from(ARGUMENTS), min_size=1, max_size=size + 1, unique_by=repr)
+    )
     return Alphabet(tuple(tools), tuple(arguments))
 
 
@@ -100,9 +104,13 @@ def steps(draw: st.DrawFn, agent: bool, alphabet: Alphabet) -> dict[str, Any]:
 @st.composite
 def reference_paths(draw: st.DrawFn, partial: bool, alphabet: Alphabet) -> list[dict[str, Any]]:
     """A reference path; under a partial order its steps have ids and ``after`` lists,
-    shuffled so that a step may depend on a later one."""
+    shuffled so that a step may depend on a later one, and often repeat an earlier step's
+    call (so that reference steps compete for the agent's calls)."""
     path = draw(st.lists(steps(False, alphabet), max_size=5))
     if partial:
+        for k in range(1, len(path)):
+            if draw(st.integers(0, 2)) == 0:
+                path[k] = dict(path[draw(st.integers(0, k - 1))])
         for k, step in enumerate(path):
             if draw(st.integers(0, 5)) > 0:
                 step["id"] = f"s{k}"
@@ -113,8 +121,10 @@ def reference_paths(draw: st.DrawFn, partial: bool, alphabet: Alphabet) -> list[
 
 
 @st.composite
-def cases(draw: st.DrawFn, case_id: str, alphabet: Alphabet) -> Case:
-    order = draw(st.sampled_from(["total", "partial", "none"]))
+def cases(
+    draw: st.DrawFn, case_id: str, alphabet: Alphabet, orders: tuple[str, ...] = ORDERS
+) -> Case:
+    order = draw(st.sampled_from(orders))
     paths = draw(st.lists(reference_paths(order == "partial", alphabet), max_size=3))
     record: dict[str, Any] = {"case_id": case_id, "order": order}
     if paths and draw(st.booleans()):
@@ -156,7 +166,7 @@ def runs(draw: st.DrawFn, case_ids: list[str], alphabet: Alphabet, max_steps: in
         turn = 0
         for step in path:
             turn += draw(st.sampled_from([0, 0, 1]))
-            step["turn"] = draw(st.sampled_from([turn, turn, turn, None, -1]))
+            step["turn"] = draw(st.sampled_from([turn, turn, turn, None]))
     record: dict[str, Any] = {
         "case_id": draw(st.sampled_from(case_ids)),
         "run_id": draw(st.none() | st.sampled_from(["r1", "r2"])),
@@ -201,12 +211,18 @@ def configs(draw: st.DrawFn) -> ScoringConfig:
 
 @st.composite
 def scorings(
-    draw: st.DrawFn, min_runs: int = 1, max_runs: int = 12, max_steps: int = 8
+    draw: st.DrawFn,
+    min_runs: int = 1,
+    max_runs: int = 12,
+    max_steps: int = 8,
+    orders: tuple[str, ...] = ORDERS,
+    alphabet_size: int = 4,
 ) -> tuple[list[Case], list[Run], ScoringConfig]:
-    """Cases (1-3), ``min_runs`` to ``max_runs`` runs of them, and a config."""
-    alphabet = draw(alphabets())
+    """Cases (1-3) of the given orders, ``min_runs`` to ``max_runs`` runs of them, and a
+    config; steps from up to ``alphabet_size`` tools (a small alphabet: more repeats)."""
+    alphabet = draw(alphabets(alphabet_size))
     ids = [f"case{k}" for k in range(draw(st.integers(1, 3)))]
-    case_list = [draw(cases(case_id, alphabet)) for case_id in ids]
+    case_list = [draw(cases(case_id, alphabet, orders)) for case_id in ids]
     run_list = draw(st.lists(runs(ids, alphabet, max_steps), min_size=min_runs, max_size=max_runs))
     return case_list, run_list, draw(configs())
 
@@ -269,3 +285,36 @@ def random_scoring(
         )
     )
     return case_list, run_list, config
+
+
+def repeated_partial_scoring(
+    rng: random.Random, n_cases: int, n_runs: int
+) -> tuple[list[Case], list[Run]]:
+    """Partial-order cases whose references repeat calls (tools ``x``, ``y``, ``z``, no
+    arguments, random ``after`` edges, 2-5 steps) and runs of 1-7 steps of the same calls,
+    each mostly a shuffle of its case's reference with a step dropped or added: the runs
+    where the greedy placement misses an order that exists are frequent."""
+    case_list, refs = [], []
+    for k in range(n_cases):
+        path: list[dict[str, Any]] = []
+        for index in range(rng.randint(2, 5)):
+            after = [f"s{p}" for p in range(index) if rng.random() < 0.5]
+            path.append({"tool": rng.choice("xxxyz"), "id": f"s{index}", "after": after})
+        rng.shuffle(path)
+        refs.append([step["tool"] for step in path])
+        case_list.append(
+            Case.model_validate({"case_id": f"case{k}", "order": "partial", "reference": path})
+        )
+    run_list = []
+    for r in range(n_runs):
+        k = rng.randrange(n_cases)
+        tools = list(refs[k])
+        rng.shuffle(tools)
+        if rng.random() < 0.3:
+            tools.pop(rng.randrange(len(tools)))
+        if rng.random() < 0.3:
+            tools.insert(rng.randint(0, len(tools)), rng.choice("xyz"))
+        run_list.append(
+            Run.model_validate({"case_id": f"case{k}", "run_id": f"r{r}", "steps": tools})
+        )
+    return case_list, run_list

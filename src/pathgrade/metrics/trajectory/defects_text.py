@@ -20,7 +20,7 @@ import numpy.typing as npt
 from pathgrade.core.config import Penalties
 from pathgrade.core.explanations import StepDefectKind
 from pathgrade.core.results import Defect
-from pathgrade.core.types import Step, format_step
+from pathgrade.core.types import Step
 from pathgrade.metrics.trajectory import messages
 from pathgrade.metrics.trajectory.encode import EncodedPaths
 from pathgrade.metrics.trajectory.winners import WinnerBatch
@@ -50,43 +50,49 @@ def step_defect_kinds(penalties: Penalties) -> tuple[StepDefectKind, ...]:
 
 
 def order_defect(
-    partner: list[int],
-    premature: list[int],
+    scored: Sequence[int],
+    partner: Sequence[int],
+    premature: Sequence[bool],
     agent_text: Sequence[str],
     ref_text: Sequence[str],
     reference: Sequence[Step],
     partial: bool,
     penalty: float,
 ) -> Defect:
-    """The ``out_of_order`` defect of a run whose winning pair is out of order.
+    """The ``out_of_order`` defect of a run whose winning pair is out of order, read on the
+    scored order (same-turn calls in their favourable order): ``scored[s]`` is the recorded
+    position of scored step ``s``; ``partner[j]`` is the reference position recorded agent
+    step ``j`` was paired with (-1: none) and ``premature[j]`` whether it was made before
+    its turn and again later.
 
-    It names the first agent step (in agent order) that ran before a reference step it
+    It names the first agent step (in scored order) that ran before a reference step it
     depends on (every earlier reference step in a total order, the steps its ``after`` ids
-    name in a partial one) or whose dependency never ran; failing that, the first step made
-    before its turn and again later (``premature`` agent positions). ``partner[j]`` is the
-    reference position agent step ``j`` was paired with (-1: none).
+    name in a partial one) or whose dependency never ran; failing that, the first premature
+    step (scored order); failing that, nothing more precise. ``agent_step`` is recorded.
     """
-    made_at = [-1] * len(reference)  # the agent step each reference step was paired with
-    for j, i in enumerate(partner):
-        if i >= 0:
-            made_at[i] = j
+    made_at = [-1] * len(reference)  # the scored position each reference step was made at
+    for s, j in enumerate(scored):
+        if partner[j] >= 0:
+            made_at[partner[j]] = s
     preds: list[list[int]] = []
     if partial:
-        ids = {s.id: k for k, s in enumerate(reference) if s.id is not None}
-        preds = [[ids[d] for d in s.after] for s in reference]
-    for j, i in enumerate(partner):
+        ids = {step.id: k for k, step in enumerate(reference) if step.id is not None}
+        preds = [[ids[d] for d in step.after] for step in reference]
+    for s, j in enumerate(scored):
+        i = partner[j]
         if i < 0:
             continue
         for p in preds[i] if partial else range(i):
             if made_at[p] < 0:
                 detail = messages.ORDER_NEVER_RAN.format(agent=agent_text[j], reference=ref_text[p])
                 return Defect("out_of_order", penalty, detail, j, i)
-            if made_at[p] > j:
+            if made_at[p] > s:
                 detail = messages.ORDER_RAN_LATER.format(agent=agent_text[j], reference=ref_text[p])
                 return Defect("out_of_order", penalty, detail, j, i)
-    for j in premature:
-        detail = messages.ORDER_PREMATURE.format(agent=agent_text[j])
-        return Defect("out_of_order", penalty, detail, j)
+    for j in scored:
+        if premature[j]:
+            detail = messages.ORDER_PREMATURE.format(agent=agent_text[j])
+            return Defect("out_of_order", penalty, detail, j)
     return Defect("out_of_order", penalty, messages.ORDER_UNSPECIFIED)
 
 
@@ -94,11 +100,13 @@ def run_defects(
     budget_violations: Sequence[tuple[str, float, float]],
     forbidden: Sequence[tuple[int, str]],
     unrecovered: Sequence[int],
-    steps: Sequence[Step],
+    agent_text: Sequence[str],
     penalties: Penalties,
 ) -> list[Defect]:
     """A run's defects that no reference path decides: over budget, forbidden actions and
-    errors the agent went on from (``unrecovered`` step positions), in that order."""
+    errors the agent went on from (``unrecovered`` step positions), in that order.
+    ``agent_text[j]`` is the text of the run's step ``j`` (its call's first occurrence, as
+    in every other defect)."""
     out: list[Defect] = []
     if budget_violations:
         text = messages.over_budget(budget_violations)
@@ -107,17 +115,10 @@ def run_defects(
     for index, reason in forbidden:
         out.append(Defect("forbidden_action", penalties.forbidden_action, reason, index))
     for index in unrecovered:
-        failed, after = steps[index], steps[index + 1]
-        out.append(
-            Defect(
-                "unrecovered_error",
-                penalties.unrecovered_error,
-                messages.UNRECOVERED_ERROR.format(
-                    failed=format_step(failed), after=format_step(after)
-                ),
-                index,
-            )
+        detail = messages.UNRECOVERED_ERROR.format(
+            failed=agent_text[index], after=agent_text[index + 1]
         )
+        out.append(Defect("unrecovered_error", penalties.unrecovered_error, detail, index))
     return out
 
 
@@ -127,9 +128,10 @@ def total_order_violations(
     """What :func:`order_defect` finds for rows whose reference is in total order, for all
     the rows at once: per row ``(what, agent step j, its reference step i, dependency p)``.
 
-    Row ``r``'s agent step ``j < lengths[r]`` was paired with reference step
+    Row ``r``'s agent step ``j < lengths[r]`` (in scored order: the caller permutes the
+    rows and maps ``j`` back to its recorded position) was paired with reference step
     ``partner[r, j]`` (-1: none); ``premature[r]`` flags the steps made before their turn.
-    The first agent step (in agent order) with a reference step ``p < i`` that was never
+    The first agent step (in that order) with a reference step ``p < i`` that was never
     made (``NEVER_RAN``) or made after it (``RAN_LATER``, the smallest such ``p``); else the
     first premature step (``PREMATURE``); else ``UNSPECIFIED``. Unused entries are -1.
     """
@@ -176,12 +178,19 @@ def total_order_entries(
         if not rows.size:
             continue
         runs = batch.runs[rows]
+        partner, premature = batch.agent_partner[rows], batch.premature[rows]
+        scored = None if batch.scored is None else batch.scored[rows]
+        if scored is not None:  # read the steps in scored order
+            partner = np.take_along_axis(partner, scored, axis=1)
+            premature = np.take_along_axis(premature, scored, axis=1)
         what, j, i, p = total_order_violations(
-            batch.agent_partner[rows],
+            partner,
             agents.offsets[runs + 1] - agents.offsets[runs],
             batch.ref_missing.shape[1],
-            batch.premature[rows],
+            premature,
         )
+        if scored is not None:  # the scored position found, as recorded
+            j = np.where(j >= 0, np.take_along_axis(scored, np.maximum(j, 0)[:, None], 1)[:, 0], -1)
         names_agent = what != UNSPECIFIED
         names_reference = (what == NEVER_RAN) | (what == RAN_LATER)
         agent_call = agents.calls[agents.offsets[runs] + np.maximum(j, 0)]

@@ -230,10 +230,12 @@ class Diagnoser:
         facts = self._facts[run]
         if not (facts.budget_violations or facts.forbidden or facts.unrecovered):
             return []
-        steps = self._runs[run].steps
+        # The unrecovered errors' steps are shown as every defect shows a call: its first
+        # occurrence (the texts are made only for a run with such an error).
+        texts = self._texts.texts(self._agents, run) if facts.unrecovered else []
         penalties = self._config.penalties
         return run_defects(
-            facts.budget_violations, facts.forbidden, facts.unrecovered, steps, penalties
+            facts.budget_violations, facts.forbidden, facts.unrecovered, texts, penalties
         )
 
     def _step_defects(
@@ -296,10 +298,12 @@ class Diagnoser:
             if agent_text is None or ref_text is None:
                 agent_text = self._texts.texts(self._agents, run)
                 ref_text = self._texts.texts(self._refs, ref_path)
+            length = len(agent_text)
             out.append(
                 order_defect(
-                    batch.agent_partner[row, : len(agent_text)].tolist(),
-                    np.flatnonzero(batch.premature[row]).tolist(),
+                    batch.scored_order(row, length),
+                    batch.agent_partner[row, :length].tolist(),
+                    batch.premature[row, :length].tolist(),
                     agent_text,
                     ref_text,
                     self._ref_paths[ref_path],

@@ -8,7 +8,10 @@ been executed before it (later, or never). Under ``total`` that holds exactly wh
 ``M`` reference steps (``M`` = the number of reference steps the agent executed at all) are not
 a subsequence of the agent's path. It differs from "the whole reference is not a
 subsequence" only when the missing steps are at the end (an agent that stopped early did not
-act out of order; the missing steps are penalised as missing).
+act out of order; the missing steps are penalised as missing). Under ``partial`` it holds when
+no placement of the executed steps after their predecessors exists: the greedy placement,
+else (when reference steps compete for an agent step) a bounded exact search
+(:func:`partial_in_order`, :data:`SEARCH_NODES`).
 
 For ``partial`` and ``none`` the alignment (and so ``step_order_accuracy``) is computed
 against the *linear extension* of the reference closest to the agent: a topological order in
@@ -146,6 +149,11 @@ def _total_in_order_by_rows(
     return pointer >= executed, partner
 
 
+#: The most nodes the exact search of a partial order visits (as the definition's
+#: ``SEARCH_NODES``, docs/trajectory.md).
+SEARCH_NODES = 10_000
+
+
 def partial_in_order(
     full_eq: BoolArray, predecessors: Predecessors, slot: IntArray, executed: int
 ) -> tuple[bool, list[int]]:
@@ -153,10 +161,12 @@ def partial_in_order(
 
     Steps are taken in a topological order (smallest slot first) and each gets the earliest
     unused matching agent step after its predecessors' steps; a step whose predecessor was not
-    placed cannot be placed. In order when every executed step was placed.
+    placed cannot be placed. In order when every executed step was placed. When the greedy
+    placement falls short and some agent step matches two reference steps, the exact search
+    (:func:`search_placement`) decides. Returns the placement (agent position per step).
     """
     n = len(predecessors)
-    order = partial_permutation(slot[:n], predecessors)[:n]
+    order = partial_permutation(slot[:n], predecessors)[:n].tolist()
     position = [-1] * n
     used: set[int] = set()
     placed = 0
@@ -171,4 +181,52 @@ def partial_in_order(
                 used.add(int(j))
                 placed += 1
                 break
-    return placed >= executed, position
+    if placed >= executed or not bool((full_eq[:n].sum(axis=0) >= 2).any()):
+        return placed >= executed, position
+    found = search_placement(full_eq[:n], predecessors, order, executed)
+    return (True, found) if found is not None else (False, position)
+
+
+def search_placement(
+    full_eq: BoolArray,
+    predecessors: Predecessors,
+    order: Sequence[int],
+    executed: int,
+    limit: int = SEARCH_NODES,
+) -> list[int] | None:
+    """The first placement of ``executed`` steps in depth-first order, within ``limit``
+    nodes (None: none found): the steps decided in ``order``, each whose predecessors were
+    all placed trying every unused matching agent step after theirs in turn, then being left
+    out (while fewer than ``len(order) - executed`` are); one node per step tried or left
+    out. The definition's ``search_placement``, over the candidates of each step."""
+    candidates = [np.flatnonzero(row).tolist() for row in full_eq]
+    position = [-1] * len(predecessors)
+    used: set[int] = set()
+    nodes = 0
+
+    def decide(k: int, may_leave_out: int) -> bool:
+        nonlocal nodes
+        if k == len(order):
+            return True
+        node = order[k]
+        preds = predecessors[node]
+        if all(position[p] >= 0 for p in preds):
+            earliest = max((position[p] for p in preds), default=-1) + 1
+            for j in candidates[node]:
+                if j < earliest or j in used:
+                    continue
+                nodes += 1
+                if nodes > limit:
+                    return False
+                position[node] = j
+                used.add(j)
+                if decide(k + 1, may_leave_out):
+                    return True
+                position[node] = -1
+                used.discard(j)
+        if may_leave_out == 0:
+            return False
+        nodes += 1
+        return nodes <= limit and decide(k + 1, may_leave_out - 1)
+
+    return position if decide(0, len(order) - executed) else None

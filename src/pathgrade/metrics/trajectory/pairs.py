@@ -74,6 +74,9 @@ class PairScores:
     agent_partner: IntArray  # (B, A): matched reference index or -1
     alignment: Alignment  # reference positions already mapped back to original indices
     premature: BoolArray  # (B, A): an extra call made before its turn and redone later
+    #: (B, A): the recorded position of each scored position (the favourable order of
+    #: same-turn calls, :mod:`~pathgrade.metrics.trajectory.parallel`); None: as recorded.
+    scored: IntArray | None = None
 
 
 def _safe_ratio(numerator: IntArray, denominator: IntArray, empty: float) -> FloatArray:

@@ -90,7 +90,8 @@ def score_pairs_with_groups(
     agent_write: BoolArray,
     agent_turn: IntArray,
 ) -> PairScores:
-    """:func:`score_pairs` with parallel groups unordered; positions in recorded order."""
+    """:func:`score_pairs` with parallel groups unordered; positions in recorded order, and
+    the favourable permutation kept as ``scored`` (None when no step has a turn)."""
     if not (agent_turn >= 0).any():
         return score_pairs(batch, order, predecessors, agent_error, agent_write)
     perm = favourable_order(batch, agent_turn, order, predecessors)
@@ -112,4 +113,5 @@ def score_pairs_with_groups(
         agent_partner=np.take_along_axis(scores.agent_partner, inverse, axis=1),
         premature=np.take_along_axis(scores.premature, inverse, axis=1),
         alignment=replace(a, agent_pos=recorded),
+        scored=perm,
     )

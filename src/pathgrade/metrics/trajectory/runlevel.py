@@ -1,6 +1,7 @@
 """Run-level checks that do not depend on which reference path is used.
 
-- ``goal_success``: the run's ``success`` when the harness recorded it; else, for an
+- ``goal_success``: the run's ``success`` when the harness recorded it; else undefined
+  (``nan``) when a judge was asked for it and failed (:mod:`pathgrade.core.judged`); else, for an
   unanswerable case, whether the run abstained; else the answer matched against the case's
   gold answers after normalisation (NFKC, case and whitespace folding; numeric strings
   compared as numbers); else undefined (``nan``), never 0. A case with gold answers and a run
@@ -24,6 +25,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from pathgrade.core.judged import GOAL, judgement_failed
 from pathgrade.core.types import Budget, Case, Run, Step
 from pathgrade.metrics.trajectory import messages
 from pathgrade.metrics.trajectory.arguments import freeze, normalize_text
@@ -43,6 +45,8 @@ def goal_success(run: Run, case: Case) -> float:
     """1.0, 0.0, or ``nan`` when nothing says whether the goal was reached."""
     if run.success is not None:
         return 1.0 if run.success else 0.0
+    if judgement_failed(run, GOAL):  # the judge was asked and failed: no fallback
+        return NAN
     if not case.answerable:  # the goal is to abstain
         return 1.0 if run.abstained else 0.0
     if run.abstained and case.gold_answers():

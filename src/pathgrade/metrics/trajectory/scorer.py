@@ -25,7 +25,7 @@ import numpy.typing as npt
 
 from pathgrade.core.config import ScoringConfig
 from pathgrade.core.errors import InputError
-from pathgrade.core.results import TRAJECTORY_METRICS, ScoreResult
+from pathgrade.core.results import ScoreResult
 from pathgrade.core.run_columns import RunColumns
 from pathgrade.core.types import Case, Run
 from pathgrade.metrics.trajectory import runlevel
@@ -34,6 +34,7 @@ from pathgrade.metrics.trajectory.arguments import MatcherSet, ValueMatcher
 from pathgrade.metrics.trajectory.diagnosis import Diagnoser
 from pathgrade.metrics.trajectory.encode import StepEncoder, build_pair_batch
 from pathgrade.metrics.trajectory.order import Predecessors
+from pathgrade.metrics.trajectory.outputs import TRAJECTORY_METRICS
 from pathgrade.metrics.trajectory.pairs import ORDER_NONE, ORDER_PARTIAL, ORDER_TOTAL
 from pathgrade.metrics.trajectory.parallel import score_pairs_with_groups
 from pathgrade.metrics.trajectory.winners import CLEAN_RUN, RunFacts, WinnerBatch

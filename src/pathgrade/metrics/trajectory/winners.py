@@ -33,7 +33,10 @@ CLEAN_RUN = RunFacts([], [], math.nan, [], math.nan, [], 0.0)
 
 @dataclass(frozen=True)
 class WinnerBatch:
-    """The winning pair of each run of a batch, sliced out of :class:`PairScores`."""
+    """The winning pair of each run of a batch, sliced out of :class:`PairScores`.
+
+    Positions are recorded ones; ``scored[row, s]`` is the recorded position of the row's
+    scored step ``s`` (None: the batch has no same-turn calls, so scored = recorded)."""
 
     runs: IntArray
     ref_paths: IntArray
@@ -47,6 +50,7 @@ class WinnerBatch:
     agent_partner: IntArray
     out_of_order: npt.NDArray[np.bool_]
     premature: npt.NDArray[np.bool_]
+    scored: IntArray | None = None
 
     @classmethod
     def take(
@@ -66,4 +70,12 @@ class WinnerBatch:
             agent_partner=scores.agent_partner[rows],
             out_of_order=scores.out_of_order[rows],
             premature=scores.premature[rows],
+            scored=None if scores.scored is None else scores.scored[rows],
         )
+
+    def scored_order(self, row: int, length: int) -> list[int]:
+        """The recorded position of each of row ``row``'s first ``length`` scored steps."""
+        if self.scored is None:
+            return list(range(length))
+        order: list[int] = self.scored[row, :length].tolist()
+        return order

@@ -1,7 +1,8 @@
 """The checks of a run that no reference path decides: goal, budgets, forbidden actions,
 errors and required tools.
 
-- ``goal_success``: the run's ``success`` when recorded; else, for an unanswerable case,
+- ``goal_success``: the run's ``success`` when recorded; else undefined (``nan``) when a
+  judge was asked for it and failed (:mod:`pathgrade.core.judged`); else, for an unanswerable case,
   whether the run abstained; else, when the case has gold answers, whether the answer
   equals one of them after normalisation (NFKC, case and whitespace folding; numeric
   strings compared as numbers), a missing answer or an abstention being a failure; else
@@ -30,6 +31,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from pathgrade.core.judged import GOAL, judgement_failed
 from pathgrade.core.types import Budget, Case, Run, Step, format_step
 from pathgrade.metrics.trajectory import messages
 from pathgrade.metrics.trajectory.arguments import freeze, normalize_text
@@ -52,6 +54,8 @@ def goal_success(run: Run, case: Case) -> float:
     """1.0, 0.0, or ``nan`` when nothing says whether the goal was reached."""
     if run.success is not None:
         return 1.0 if run.success else 0.0
+    if judgement_failed(run, GOAL):  # the judge was asked and failed: no fallback
+        return NAN
     if not case.answerable:
         return 1.0 if run.abstained else 0.0
     gold = case.gold_answers()

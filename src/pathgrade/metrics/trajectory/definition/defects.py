@@ -27,7 +27,7 @@ from collections.abc import Sequence
 
 from pathgrade.core.config import Penalties
 from pathgrade.core.results import Defect
-from pathgrade.core.types import Step, format_step
+from pathgrade.core.types import Step
 from pathgrade.metrics.trajectory import messages
 
 #: The kinds of an extra agent step, and the message of each defect kind among them.
@@ -123,11 +123,12 @@ def run_defects(
     violations: Sequence[tuple[str, float, float]],
     forbidden: Sequence[tuple[int, str]],
     unrecovered: Sequence[int],
-    steps: Sequence[Step],
+    agent_text: Sequence[str],
     penalties: Penalties,
 ) -> list[Defect]:
     """Items 5-7: over budget, forbidden steps, unrecovered errors (the failed step and the
-    one after it shown as recorded)."""
+    one after it shown, as in every defect, by ``agent_text``: their calls' first
+    occurrences)."""
     out: list[Defect] = []
     if violations:
         out.append(
@@ -141,8 +142,6 @@ def run_defects(
     for j, detail in forbidden:
         out.append(Defect("forbidden_action", penalties.of("forbidden_action"), detail, j))
     for j in unrecovered:
-        detail = messages.UNRECOVERED_ERROR.format(
-            failed=format_step(steps[j]), after=format_step(steps[j + 1])
-        )
+        detail = messages.UNRECOVERED_ERROR.format(failed=agent_text[j], after=agent_text[j + 1])
         out.append(Defect("unrecovered_error", penalties.of("unrecovered_error"), detail, j))
     return out

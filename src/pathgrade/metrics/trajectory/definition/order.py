@@ -15,7 +15,8 @@ reference steps the one-to-one matching pairs (*executed*):
   they differ only when the missing steps are all at the end: an agent that stopped early
   is penalised for the missing steps, not also for order);
 - ``partial``: :func:`partial_placement` cannot place all ``M`` executed steps after their
-  dependencies;
+  dependencies (exactly: a bounded search decides where the greedy placement falls short
+  and reference steps compete for the agent's calls);
 - ``none``: never;
 - and, under ``total`` and ``partial``, when a call was made **before its turn and made again
   later** (:func:`premature`), even though the later call put things right.
@@ -130,12 +131,31 @@ def partial_placement(
     """Whether the executed reference steps can be placed after their dependencies, and the
     placement as ``ref_partner`` (agent position per reference step, -1: not placed).
 
-    The reference steps are taken in ``extension`` (the closest linear extension); a step
-    whose dependencies were all placed gets the earliest unused agent step that matches it
-    after all of theirs; the others are not placed. In order when at least ``executed``
-    steps were placed. (A placement, not a search: see docs/trajectory.md for the one case
-    where it misses an order that exists.)
+    A *placement* gives distinct reference steps distinct agent steps that match them, each
+    placed step after all its dependencies, which must be placed too; the path is in order
+    when one places ``executed`` steps (``M``, the most any matching pairs). The placement
+    is the greedy one (:func:`greedy_placement`) when it places ``M`` steps; else, when two
+    reference steps match one agent step (so that they compete for it), the first one of
+    the exact search (:func:`search_placement`) when it finds one within
+    :data:`SEARCH_NODES` nodes; else the path is out of order (and the greedy placement is
+    returned). Without competing steps the greedy placement is exact: each agent step can
+    go to one reference step only, and placing each step as early as it can only helps the
+    steps after it.
     """
+    kept, position = greedy_placement(table, depends, extension, executed)
+    if kept or not competing(table):
+        return kept, position
+    found = search_placement(table, depends, extension, executed)
+    return (True, found) if found is not None else (False, position)
+
+
+def greedy_placement(
+    table: Table, depends: Sequence[Sequence[int]], extension: Sequence[int], executed: int
+) -> tuple[bool, list[int]]:
+    """The greedy placement: the reference steps are taken in ``extension`` (the closest
+    linear extension); a step whose dependencies were all placed gets the earliest unused
+    agent step that matches it after all of theirs; the others are not placed. In order
+    when at least ``executed`` steps were placed."""
     position = [-1] * len(depends)
     used: set[int] = set()
     for i in extension:
@@ -149,6 +169,64 @@ def partial_placement(
                 break
     placed = sum(1 for j in position if j >= 0)
     return placed >= executed, position
+
+
+def competing(table: Table) -> bool:
+    """Some agent step matches two or more reference steps (a reference that repeats a call
+    the run makes, or two steps that match one call under a non-equivalence)."""
+    return any(sum(1 for row in table if row[j]) >= 2 for j in range(len(table[0]) if table else 0))
+
+
+#: The most nodes :func:`search_placement` visits before it gives up (docs/trajectory.md).
+SEARCH_NODES = 10_000
+
+
+def search_placement(
+    table: Table,
+    depends: Sequence[Sequence[int]],
+    extension: Sequence[int],
+    executed: int,
+    limit: int = SEARCH_NODES,
+) -> list[int] | None:
+    """The first placement of ``executed`` steps in depth-first order (None: none, or none
+    found within ``limit`` nodes).
+
+    The reference steps are decided in ``extension`` order; each whose dependencies were
+    all placed tries, in order, every unused agent step that matches it after all of
+    theirs, and then being left out (allowed while fewer than ``len(extension) -
+    executed`` steps are). Each step tried and each step left out is one node. The
+    search's first path, as far as it goes, is the greedy placement.
+    """
+    n_agent = len(table[0]) if table else 0
+    position = [-1] * len(depends)
+    used: set[int] = set()
+    nodes = 0  # visited so far; past ``limit`` every call returns False at once
+
+    def decide(k: int, may_leave_out: int) -> bool:
+        nonlocal nodes
+        if k == len(extension):
+            return True
+        i = extension[k]
+        if all(position[p] >= 0 for p in depends[i]):
+            earliest = max((position[p] for p in depends[i]), default=-1) + 1
+            for j in range(earliest, n_agent):
+                if table[i][j] and j not in used:
+                    nodes += 1
+                    if nodes > limit:
+                        return False
+                    position[i] = j
+                    used.add(j)
+                    if decide(k + 1, may_leave_out):
+                        return True
+                    position[i] = -1
+                    used.discard(j)
+        if may_leave_out == 0:
+            return False
+        nodes += 1
+        return nodes <= limit and decide(k + 1, may_leave_out - 1)
+
+    found = decide(0, len(extension) - executed)
+    return position if found else None
 
 
 def premature(

@@ -19,13 +19,14 @@ from dataclasses import dataclass
 
 from pathgrade.core.config import ScoringConfig
 from pathgrade.core.errors import InputError
-from pathgrade.core.results import TRAJECTORY_METRICS, AlignedStep, Defect, RunResult, json_value
+from pathgrade.core.results import AlignedStep, Defect, RunResult, json_value
 from pathgrade.core.types import Case, Run
 from pathgrade.metrics.trajectory.arguments import MatcherSet, ValueMatcher
 from pathgrade.metrics.trajectory.definition import checks
 from pathgrade.metrics.trajectory.definition.defects import run_defects
 from pathgrade.metrics.trajectory.definition.path import PathScore, RunContext, score_path
 from pathgrade.metrics.trajectory.definition.texts import StepTexts
+from pathgrade.metrics.trajectory.outputs import TRAJECTORY_METRICS
 
 NAN = math.nan
 
@@ -64,7 +65,7 @@ def _score(
         over_budget=1.0 if violations else 0.0,
         recovery_rate=checks.recovery_rate(steps, config.fallbacks),
     )
-    others = run_defects(violations, forbidden, unrecovered, steps, config.penalties)
+    others = run_defects(violations, forbidden, unrecovered, texts.path(steps), config.penalties)
     shared = RunContext(run, case, config, matchers, texts, others, unused)
     scores = [score_path(reference, shared) for reference in case.reference_paths()]
     reference_index: int | None = None

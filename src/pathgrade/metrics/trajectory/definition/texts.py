@@ -6,8 +6,8 @@ their first run, each case's references in ``reference_index`` order), that is t
 written call: the same tool, error and turn, and the same arguments up to the order of
 object keys. So a call written ``{"b": 1, "a": 2}`` in one run and ``{"a": 2, "b": 1}`` in
 another is shown one way everywhere, and a run's explanation is the same whether it is read
-alone, with the others, or from a results file. (An ``unrecovered_error`` shows its two
-steps as recorded.)
+alone, with the others, or from a results file. Every defect shows its calls so, the two
+steps of an ``unrecovered_error`` included.
 """
 
 from __future__ import annotations
