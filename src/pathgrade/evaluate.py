@@ -9,12 +9,22 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
+from functools import partial
 from operator import attrgetter
 from typing import Any
 
 from pathgrade.core.config import ScoringConfig
 from pathgrade.core.errors import InputError
 from pathgrade.core.gc_pause import paused_gc
+from pathgrade.core.provenance import (
+    Provenance,
+    RecordProvenance,
+    canonical_json,
+    cases_hash,
+    measured,
+    sha256_of,
+    short_hash,
+)
 from pathgrade.core.results import ScoreResult
 from pathgrade.core.run_columns import CaseColumns, RunColumns
 from pathgrade.core.types import Case, Run
@@ -60,6 +70,7 @@ def score(
     progress: Callable[[int, int], None] | None = None,
     gc_pause: bool = False,
     step_texts: StepTexts | None = None,
+    provenance: Provenance | None = None,
 ) -> ScoreResult:
     """Score every run: its path against the case's references, plus every other layer the
     data has labels for (retrieval, tool calls, answers; pass@k over trials).
@@ -80,6 +91,14 @@ def score(
         step_texts: the texts of step objects, kept across calls by whoever scores many
             batches of the same steps (an engine keeps one per worker process); a new one
             for this call when not given.
+        provenance: what the records say they were measured with and their controlled
+            variables (:mod:`pathgrade.core.provenance`; build one with
+            :func:`~pathgrade.core.provenance.measured`, e.g. to add labels). Default:
+            this pathgrade's semantics, the hash of ``config``, the hash of the JSON of
+            ``cases`` (:func:`~pathgrade.core.provenance.cases_hash`) and, with
+            ``tools``, ``tool_schema`` = the hash of their canonical JSON. Each run's
+            ``metadata["model"]`` (what ingest found in its trace) is added as its
+            ``model`` variable unless the provenance names a ``model`` (a label wins).
 
     Returns:
         A :class:`~pathgrade.core.results.ScoreResult`: per-run metrics (column-wise),
@@ -117,9 +136,36 @@ def score(
         summary_extra.update(trials)
     if extra.not_computed:
         summary_extra["not_computed"] = extra.not_computed
+    models = (run.metadata.get("model") for run in run_list)
+    if provenance is not None:
+        record_provenance = RecordProvenance.of(provenance, models)
+    else:  # hashing in-memory cases is paid only if a record is written
+        record_provenance = RecordProvenance.lazy(
+            partial(_default_provenance, config, case_map, tools), models
+        )
     return replace(
         result,
         metrics={**result.metrics, **extra.values},
         kinds={**result.kinds, **extra.kinds},
         summary_extra=summary_extra,
+        provenance=record_provenance,
     )
+
+
+def _default_provenance(
+    config: ScoringConfig, cases: Mapping[str, Case], tools: ToolSet | None
+) -> Provenance:
+    """What a library call measured with (see :func:`score`'s ``provenance``)."""
+    variables: dict[str, str] = {}
+    if tools is not None:
+        specs = [
+            {
+                "name": spec.name,
+                "parameters": spec.parameters,
+                "dangerous": spec.dangerous,
+                "description": spec.description,
+            }
+            for spec in sorted(tools.tools.values(), key=lambda spec: spec.name)
+        ]
+        variables["tool_schema"] = short_hash(sha256_of(canonical_json(specs)))
+    return measured(config, cases=cases_hash(cases.values()), variables=variables)

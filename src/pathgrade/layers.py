@@ -7,7 +7,9 @@ reported as *not computed* (with the reason), never as 0:
 - tool calls: when a tools file is given, a case has ``expected_state``, or dangerous tools
   are declared (schema validity, argument correctness, execution, end state);
 - answers: cases with ``gold_answer``, runs with ``context``, ``claims``, ``citations`` or
-  ``rubric``; abstention over the whole set when any case is unanswerable or any run abstains;
+  ``rubric`` (at most ``[answer] max_rubric_dimensions`` dimensions become columns, the rest
+  are counted in ``rubric_other``); abstention over the whole set when any case is
+  unanswerable or any run abstains;
 - trials: ``pass@k`` / ``pass^k`` over ``goal_success`` when runs have several trials.
 """
 
@@ -28,7 +30,9 @@ from pathgrade.core.config import ScoringConfig
 from pathgrade.core.results import MetricKind
 from pathgrade.core.run_columns import CaseColumns, RunColumns
 from pathgrade.core.types import Case, Run
+from pathgrade.metrics import catalogue
 from pathgrade.metrics.answer.layer import abstention_layer, answer_layer
+from pathgrade.metrics.answer.rubric_columns import fold_rubric, kept_dimensions
 from pathgrade.metrics.retrieval.per_run import score_runs
 from pathgrade.metrics.tool.layer import tool_layer
 from pathgrade.metrics.tool.schemas import ToolSet
@@ -36,15 +40,14 @@ from pathgrade.metrics.tool.validators import Validator
 from pathgrade.stats.partial import FALSE, TRUE, UNDEFINED, passk_from_codes
 
 FloatArray = npt.NDArray[np.float64]
-_COUNT_SUFFIXES = ("_calls", "_errors", "_differences", "_not_shown", "_positives")
-_COUNTS = {"claims_supported", "claims_unsupported", "claims_unverifiable"}
 
 
 def metric_kind(name: str) -> MetricKind:
-    """How a layer metric is typed in JSON: counts as integers, the rest as numbers."""
-    if name in _COUNTS or name.endswith(_COUNT_SUFFIXES):
-        return "count"
-    return "rate"
+    """How a layer metric is typed in JSON: its catalogue row's kind (binary metrics as
+    booleans, counts as integers, the rest as numbers; :func:`catalogue.json_kind`). A
+    plug-in metric, which has no row, is a number (``score``)."""
+    row = catalogue.find(name)
+    return "score" if row is None else row.json_kind
 
 
 @dataclass
@@ -78,7 +81,7 @@ def retrieval_columns(
     scored = score_runs(columns.retrieved, gold, retrieval.metrics, order=retrieval.order)
     for name, column in scored.values.items():
         out.values[name] = column
-        out.kinds[name] = "rate"
+        out.kinds[name] = metric_kind(name)
     out.summary["retrieval"] = {
         "runs_with_gold": int(scored.applicable.sum()),
         "runs_without_retrieved": int(scored.missing_retrieved.sum()),
@@ -153,13 +156,19 @@ def answer_columns(
     codes, ids = columns.case_codes
     case_gold = np.fromiter(map(case_columns.has_gold_answer.__getitem__, ids), np.bool_, len(ids))
     wanted = np.fromiter(columns.answer_labelled, np.bool_, n_runs) | case_gold[codes]
+    kept, dropped = kept_dimensions(
+        (run.rubric for run in runs),
+        declared=config.answer.rubric_dimensions,
+        max_dimensions=config.answer.max_rubric_dimensions,
+    )
     for index in np.flatnonzero(wanted).tolist():
         run = runs[index]
         labelled += 1
         result = answer_layer(
             cases[run.case_id], run, abs_tol=config.answer.abs_tol, rel_tol=config.answer.rel_tol
         )
-        out.put(index, result.metrics, n_runs)
+        metrics = fold_rubric(result.metrics, kept, count_other=True) if dropped else None
+        out.put(index, result.metrics if metrics is None else metrics, n_runs)
     if not labelled:
         out.not_computed["answer_layer"] = "no gold answers, context, claims, citations or rubric"
     if not case_columns.all_answerable or any(columns.abstained):

@@ -21,15 +21,16 @@ from typing import Any
 
 import numpy as np
 
+from pathgrade.core.comparability import Comparability, check_records
 from pathgrade.core.errors import InputError
 from pathgrade.core.types import Case
 from pathgrade.gates import GateSet, evaluate_gates
 from pathgrade.report.html import CaseChange, McNemarTable, ReportData, SliceTable, SummaryRow
-from pathgrade.slicing import keys_from_cases, keys_from_records
 from pathgrade.stats.ablation import ARMS, CaseSetMismatchError, ablation_records
 from pathgrade.stats.bootstrap import case_mean_interval
 from pathgrade.stats.compare import Comparison, compare_records, metric_direction
 from pathgrade.stats.records import MissingMetricError, case_values, metric_names, run_values
+from pathgrade.stats.slice_keys import Membership, slice_keys
 from pathgrade.stats.slices import (
     MIN_SLICE_CASES,
     SliceDiff,
@@ -124,10 +125,9 @@ def _slice_tables(
 ) -> list[SliceTable]:
     both = [*(baseline or ()), *variant]
     ids = [str(r.get("case_id")) for r in both]
-    if options.cases is not None:
-        slice_of = keys_from_cases(options.field, ids, options.cases)
-    else:
-        slice_of = keys_from_records(options.field, both)
+    # A case is in each slice of its keys (tags): runs are expanded to (key, case) entries.
+    members = Membership(slice_keys(options.field, ids, records=both, cases=options.cases))
+    slice_of = members.slice_of
     names = set(metric_names(variant)) & set(metric_names(baseline or variant))
     found_names = [m for m in (*CHANGE_METRICS, *metric_names(variant)) if m in names]
     metrics = options.metrics or tuple(found_names[:1])
@@ -135,16 +135,16 @@ def _slice_tables(
     for metric in metrics:
         found: Sequence[SliceSummary | SliceDiff]
         try:
-            var = run_values(variant, metric, "variant")
+            var = members.expand(run_values(variant, metric, "variant"))
             if baseline is None:
                 found = slice_summaries(
-                    var.values, var.case_ids, slice_of, min_n=options.min_n,
+                    var[0], var[1], slice_of, min_n=options.min_n,
                     resamples=resamples, confidence=confidence, seed=seed,
                 )  # fmt: skip
             else:
-                base = run_values(baseline, metric, "baseline")
+                base = members.expand(run_values(baseline, metric, "baseline"))
                 found = paired_slices(
-                    base.values, base.case_ids, var.values, var.case_ids, slice_of,
+                    base[0], base[1], var[0], var[1], slice_of,
                     min_n=options.min_n, resamples=resamples, confidence=confidence, seed=seed,
                 )  # fmt: skip
         except MissingMetricError as error:
@@ -256,6 +256,23 @@ def _changes(
     return metric, better[:limit], worse[:limit]
 
 
+def _provenance_checks(
+    variant: LoadedRun,
+    baseline: LoadedRun | None,
+    ablation: Mapping[str, LoadedRun] | None,
+    allow: bool,
+) -> list[Comparability]:
+    """The provenance check of the variant, then of each ablation arm, against the
+    baseline (none without a baseline)."""
+    if baseline is None:
+        return []
+    others = [variant, *(ablation or {}).values()]
+    return [
+        check_records(baseline.records, run.records, names=(baseline.name, run.name), allow=allow)
+        for run in others
+    ]
+
+
 def build_report(
     variant: LoadedRun,
     baseline: LoadedRun | None = None,
@@ -267,16 +284,23 @@ def build_report(
     change_limit: int = 50,
     slices: SliceOptions | None = None,
     ablation: Mapping[str, LoadedRun] | None = None,
+    allow_config_change: bool = False,
 ) -> ReportData:
     """Compute everything the report shows (intervals, comparison, gates, slices, ablation)
     for ``variant``. ``ablation`` maps ``a``, ``b`` and ``ab`` to RA, RB and RAB; R0 is
-    ``baseline``."""
+    ``baseline``.
+
+    Before any statistic, every run compared with ``baseline`` (the variant, the ablation's
+    arms) is checked for provenance (:func:`pathgrade.core.comparability.check_records`):
+    runs scored differently are an :class:`InputError` unless ``allow_config_change``; then
+    the page opens with a warning banner (``ReportData.warnings``)."""
     if ablation is not None:
         if baseline is None:
             raise InputError("an ablation needs its baseline R0: pass --baseline", field="ablation")
         absent = [arm for arm in ARMS[1:] if arm not in ablation]
         if absent:
             raise InputError(f"missing arm(s) {', '.join(absent)}", field="ablation")
+    checks = _provenance_checks(variant, baseline, ablation, allow_config_change)
     summary = (variant.manifest or {}).get("summary") or {}
     data = ReportData(
         title=f"pathgrade report: {variant.name}",
@@ -290,6 +314,8 @@ def build_report(
         columns=[m for m in HEADLINE if any(m in r["metrics"] for r in variant.records[:1000])],
         cases=_case_rows(variant),
         n_cases=len({str(r.get("case_id")) for r in variant.records}),
+        warnings=[c.warning for c in checks if c.warning],
+        notes=list(dict.fromkeys(c.note for c in checks if c.note)),
     )
     if slices is not None:
         data.slices = _slice_tables(
@@ -308,7 +334,9 @@ def build_report(
         if baseline is None and any(g.needs_baseline for g in gates.gates):
             raise InputError("these gates compare with a baseline: pass --baseline", field="gates")
         base_records = baseline.records if baseline is not None else variant.records
-        data.gates = evaluate_gates(gates, base_records, variant.records).to_dict()
+        variables = checks[0].changed if checks and checks[0].recorded else None
+        found = evaluate_gates(gates, base_records, variant.records, changed=variables)
+        data.gates = found.to_dict()
     if baseline is None:
         return data
     try:

@@ -58,7 +58,10 @@ def argv(files: list[Path]) -> list[str]:
 def test_json_document(files: list[Path], capsys: pytest.CaptureFixture[str]) -> None:
     assert main([*argv(files), "-m", "path_score", "--json", "--resamples", "2000"]) == 0
     doc = orjson.loads(capsys.readouterr().out)
-    assert set(doc) == {"cases", "family_size", "metrics", "settings", "arms"}
+    assert set(doc) == {
+        *("cases", "family_size", "metrics", "settings", "arms"),
+        *("provenance", "changed_variables"),  # each arm's check against R0
+    }
     assert doc["cases"] == 4 and doc["family_size"] == 3
     assert doc["arms"]["ab"] == str(files[3])
     assert doc["settings"] == {

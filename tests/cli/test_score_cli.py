@@ -41,7 +41,7 @@ def test_table_and_results_file(tmp_path: Path, capsys: pytest.CaptureFixture[st
     code = main(["score", str(CASES), str(RUNS), "--config", str(CONFIG), "--out", str(out)])
     assert code == 0
     printed = capsys.readouterr().out
-    assert "Summary over 8 runs" in printed and "path_score" in printed
+    assert "Summary over 4 cases (8 runs)" in printed and "path_score" in printed
     records = read_results(out)
     assert len(records) == 8 and records[0]["schema_version"] == 1
 

@@ -71,3 +71,40 @@ def test_a_file_has_one_provenance() -> None:
 def test_short_hash() -> None:
     assert short_hash("sha256:" + "ab" * 32) == "sha256:" + "ab" * 8
     assert short_hash(None) is None
+
+
+def test_lazy_record_provenance_is_built_once_and_only_when_needed() -> None:
+    from pathgrade.core.provenance import RecordProvenance
+
+    calls: list[int] = []
+    common = Provenance(2, "sha256:aaaa", "sha256:cccc", "0.1.0", {"prompt_version": "p1"})
+
+    def build() -> Provenance:
+        calls.append(1)
+        return common
+
+    lazy = RecordProvenance.lazy(build, [None, "m9", None])
+    picked = lazy.select([1, 2])
+    assert calls == []  # nothing asked for it yet
+    assert picked(0).variables["model"] == "m9" and lazy(0) == common
+    assert calls == [1]  # built once, shared by the selection
+    assert lazy == RecordProvenance.of(common, [None, "m9", None])
+
+
+def test_library_score_does_not_hash_cases_until_a_record_is_written(monkeypatch: object) -> None:
+    import pathgrade.evaluate as evaluate
+    from pathgrade import Case, Run, score
+
+    seen: list[int] = []
+    real = evaluate.cases_hash
+
+    def counting(cases: object) -> str:
+        seen.append(1)
+        return real(cases)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(evaluate, "cases_hash", counting)  # type: ignore[attr-defined]
+    case = Case.model_validate({"case_id": "c", "reference": ["a"]})
+    result = score([case], [Run.model_validate({"case_id": "c", "steps": ["a"]})])
+    assert seen == [] and len(result) == 1
+    assert result.provenance is not None and result.provenance(0).cases is not None
+    assert seen == [1]

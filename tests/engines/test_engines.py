@@ -12,10 +12,12 @@ import orjson
 import pytest
 
 from pathgrade import Case, Run, score
+from pathgrade.core.config import ScoringConfig
 from pathgrade.core.errors import InputError
 from pathgrade.engines import work
 from pathgrade.engines.runner import evaluate_files
 from pathgrade.io.partitions import Partition, plan_partitions, read_partition
+from pathgrade.io.provenance import scoring_provenance
 
 TOOLS = ["search", "lookup", "refund", "notify"]
 
@@ -68,7 +70,8 @@ def test_records_equal_in_memory_scoring(tmp_path: Path) -> None:
     records, summary = _records(cases_path, runs_path, partition_size=17)
     cases = [Case.model_validate_json(line) for line in cases_path.read_text().splitlines()]
     runs = [Run.model_validate_json(line) for line in runs_path.read_text().splitlines()]
-    expected = score(cases, runs)
+    # The records of a file's scoring carry the file's hash, as `pathgrade score` writes.
+    expected = score(cases, runs, provenance=scoring_provenance(ScoringConfig(), cases_path))
     assert [orjson.loads(r) for r in records] == [r.to_dict() for r in expected]
     full = expected.summary()
     for name in ("path_score", "composite", "tool_f1", "over_budget"):

@@ -13,6 +13,7 @@ import pytest
 from pathgrade import Case, Run, score
 from pathgrade.core.config import ScoringConfig
 from pathgrade.engines.runner import evaluate_files
+from pathgrade.io.provenance import scoring_provenance
 from pathgrade.io.results import write_results
 from pathgrade.stats.partial import SummaryPartial, passk_from_codes
 from pathgrade.stats.passk import passk_summary
@@ -67,7 +68,9 @@ def _inputs(tmp_path: Path, n_runs: int = 150, seed: int = 5) -> tuple[Path, Pat
 def _in_memory(cases_path: Path, runs_path: Path, config: ScoringConfig | None = None):  # type: ignore[no-untyped-def]
     cases = [Case.model_validate_json(line) for line in cases_path.read_text().splitlines()]
     runs = [Run.model_validate_json(line) for line in runs_path.read_text().splitlines()]
-    return score(cases, runs, config)
+    # The records of a file's scoring carry the file's hash, as `pathgrade score` writes.
+    provenance = scoring_provenance(config or ScoringConfig(), cases_path)
+    return score(cases, runs, config, provenance=provenance)
 
 
 @pytest.mark.parametrize("partition_size", [7, 40, 1000])

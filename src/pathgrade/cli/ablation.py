@@ -13,21 +13,20 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from pathgrade.cli.provenance import AllowConfigChange, head_lines, print_head
+from pathgrade.core.comparability import check_records
 from pathgrade.core.errors import InputError
-from pathgrade.stats.ablation import ARMS, EFFECTS, Ablation, CaseSetMismatchError, ablation_records
+from pathgrade.stats.ablation import (
+    ARMS,
+    EFFECT_LABELS,
+    EFFECTS,
+    Ablation,
+    CaseSetMismatchError,
+    ablation_records,
+)
 from pathgrade.stats.records import MissingMetricError
 from pathgrade.store import resolve_results
 
-_LABELS = {
-    "main_a": "main effect of A",
-    "main_b": "main effect of B",
-    "interaction": "interaction",
-    "simple_a": "A alone (RA - R0)",
-    "simple_b": "B alone (RB - R0)",
-    "simple_ab": "A+B (RAB - R0)",
-    "a_with_b": "A with B present (RAB - RB)",
-    "b_with_a": "B with A present (RAB - RA)",
-}
 _FLAGS = dict(zip(ARMS, ("--baseline", "--a", "--b", "--ab"), strict=True))
 
 
@@ -56,7 +55,7 @@ def render_ablation(console: Console, result: Ablation) -> None:
             e = m.effects[key]
             table.add_row(
                 label if i == 0 else "",
-                _LABELS[key],
+                EFFECT_LABELS[key],
                 str(m.n) + (f" (+{m.undefined} undef.)" if m.undefined and i == 0 else ""),
                 _fmt(e.estimate),
                 f"[{_fmt(e.ci[0])}, {_fmt(e.ci[1])}]",
@@ -100,10 +99,21 @@ def ablation_command(
     confidence: Annotated[
         float, typer.Option("--confidence", min=0.5, max=0.999, help="Interval level.")
     ] = 0.95,
+    allow_config_change: AllowConfigChange = False,
 ) -> None:
     """Main effects and interaction of two changes A and B (2x2 ablation on the same cases)."""
     paths = dict(zip(ARMS, (baseline, a, b, ab), strict=True))
     arms = {arm: resolve_results(path) for arm, path in paths.items()}
+    # Provenance before any statistic: each arm is checked against R0.
+    checks = {
+        arm: check_records(
+            arms["baseline"],
+            arms[arm],
+            names=(str(baseline), str(paths[arm])),
+            allow=allow_config_change,
+        )
+        for arm in ARMS[1:]
+    }
     try:
         result = ablation_records(
             arms["baseline"],
@@ -130,12 +140,17 @@ def ablation_command(
     except ValueError as error:
         raise InputError(str(error), file=", ".join(str(p) for p in paths.values())) from None
     if as_json:
-        doc = result.to_dict()
+        warnings = [c.warning for c in checks.values() if c.warning]
+        doc: dict[str, object] = {"warning": " | ".join(warnings)} if warnings else {}
+        doc |= result.to_dict()
         doc["arms"] = {arm: str(path) for arm, path in paths.items()}
+        doc["provenance"] = {arm: c.to_dict() for arm, c in checks.items()}
+        doc["changed_variables"] = {arm: c.changed_dict() for arm, c in checks.items()}
         sys.stdout.buffer.write(orjson.dumps(doc, option=orjson.OPT_INDENT_2))
         sys.stdout.buffer.write(b"\n")
         return
     console = Console()
     if not console.is_terminal:  # piped to a file or CI log: do not squeeze into 80 columns
         console = Console(width=160)
+    print_head(console, head_lines(list(checks.values())))
     render_ablation(console, result)

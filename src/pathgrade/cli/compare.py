@@ -14,10 +14,13 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from pathgrade.cli.provenance import AllowConfigChange, head_lines, json_document, print_head
 from pathgrade.cli.score import score_to_records
+from pathgrade.core.comparability import check_records
 from pathgrade.core.errors import InputError
 from pathgrade.io.cases import load_cases
 from pathgrade.io.config import load_config
+from pathgrade.report.display import clip
 from pathgrade.stats.compare import POWER, Comparison, compare_records, metric_direction
 from pathgrade.stats.compare_slices import SliceComparison, compare_slices
 from pathgrade.stats.family import CHANGED, IMPROVED, REGRESSED, SECONDARY_MARK
@@ -67,7 +70,7 @@ def _metrics_table(result: Comparison, title: str) -> Table:
     table.add_column("verdict", no_wrap=True)
     for name, m in result.metrics.items():
         table.add_row(
-            escape(name),
+            escape(clip(name)),
             m.family,
             m.direction if m.direction != "neither" else "-",
             str(m.n) + (f" (+{m.undefined} undef.)" if m.undefined else ""),
@@ -145,7 +148,7 @@ def render_comparison(
     if result.unpaired:
         only_base = sum(1 for u in result.unpaired if u["only_in"] == "baseline")
         only_var = len(result.unpaired) - only_base
-        shown = ", ".join(u["case_id"] for u in result.unpaired[:10])
+        shown = ", ".join(clip(str(u["case_id"])) for u in result.unpaired[:10])
         more = " ..." if len(result.unpaired) > 10 else ""
         console.print(
             f"unpaired cases (not compared): {only_base} only in baseline, {only_var} only in"
@@ -170,8 +173,8 @@ def _slices_table(result: Comparison, slices: SliceComparison) -> Table:
         for i, row in enumerate(rows):
             s = row.stats
             table.add_row(
-                escape(name) if i == 0 else "",
-                "(none)" if s.key is None else escape(str(s.key)),
+                escape(clip(name)) if i == 0 else "",
+                "(none)" if s.key is None else escape(clip(str(s.key))),
                 str(s.n) + (f" (+{s.undefined} undef.)" if s.undefined else ""),
                 _fmt(s.baseline),
                 _fmt(s.variant),
@@ -262,6 +265,7 @@ def compare_command(
         Path | None,
         typer.Option("--config", help="Scoring config (with --cases; [compare] primary)."),
     ] = None,
+    allow_config_change: AllowConfigChange = False,
 ) -> None:
     """Compare a variant with a baseline on the same cases, with paired statistics."""
     if cases is not None:
@@ -270,6 +274,10 @@ def compare_command(
     else:
         base_records = resolve_results(baseline)
         var_records = resolve_results(variant)
+    # Provenance before any statistic: sides measured differently are refused.
+    check = check_records(
+        base_records, var_records, names=(str(baseline), str(variant)), allow=allow_config_change
+    )
     family = primary or (None if metric else _configured_primary(config))
     keys = None
     if by is not None:
@@ -310,10 +318,12 @@ def compare_command(
         doc = result.to_dict()
         if slices is not None:
             doc["slices"] = slices.to_dict()
+        doc = json_document(doc, check, variables=True)
         sys.stdout.buffer.write(orjson.dumps(doc, option=orjson.OPT_INDENT_2))
         sys.stdout.buffer.write(b"\n")
         return
     console = Console()
     if not console.is_terminal:  # piped to a file or CI log: do not squeeze into 80 columns
         console = Console(width=200)
+    print_head(console, head_lines([check], variables=True))
     render_comparison(console, result, baseline, variant, slices)

@@ -8,12 +8,14 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
+from pathgrade.cli.outputs import check_output_file
+from pathgrade.cli.provenance import AllowConfigChange
 from pathgrade.core.errors import InputError
 from pathgrade.io.cases import load_cases
 from pathgrade.io.gates import load_gates
 from pathgrade.report.html import write_html
 from pathgrade.reporting import LoadedRun, SliceOptions, build_report, load_run
-from pathgrade.slicing import check_field
+from pathgrade.stats.slice_keys import check_field
 from pathgrade.stats.slices import MIN_SLICE_CASES
 
 _ARMS = ("a", "b", "ab")
@@ -90,9 +92,11 @@ def report_command(
         float, typer.Option("--confidence", min=0.5, max=0.999, help="Interval level.")
     ] = 0.95,
     seed: Annotated[int, typer.Option("--seed", help="Seed of the bootstrap.")] = 0,
+    allow_config_change: AllowConfigChange = False,
 ) -> None:
     """Write an HTML report of a run (summary, comparison, slices, ablation, cases,
     trajectories); no network."""
+    check_output_file(out, "--out")
     if by is not None:
         check_field(by)
     elif cases is not None or slice_metric:
@@ -119,8 +123,11 @@ def report_command(
         seed=seed,
         slices=slices,
         ablation=arms,
+        allow_config_change=allow_config_change,
     )
     write_html(out, data)
+    for line in [*data.warnings, *data.notes]:
+        Console(stderr=True).print(line, markup=False)
     Console(stderr=True).print(
         f"wrote {out} ({data.n_cases} cases, {len(data.cases)} runs)", markup=False
     )

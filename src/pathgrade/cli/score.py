@@ -10,8 +10,10 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 
+from pathgrade.cli import score_summary
+from pathgrade.cli.out_file import write_out
 from pathgrade.cli.progress import progress_bar
-from pathgrade.cli.runs import save_run
+from pathgrade.cli.runs import check_save, save_run
 from pathgrade.cli.score_partitioned import JsonStream, score_partitioned
 from pathgrade.core.errors import InputError
 from pathgrade.engines.runner import DEFAULT_PARTITION_SIZE
@@ -19,10 +21,15 @@ from pathgrade.evaluate import score
 from pathgrade.io.cases import load_cases, load_runs
 from pathgrade.io.config import load_config
 from pathgrade.io.partitions import file_kind
-from pathgrade.io.results import iter_records_jsonl, jsonl_records, records_jsonl, write_jsonl
+from pathgrade.io.provenance import scoring_provenance
+from pathgrade.io.results import iter_records_jsonl, jsonl_records, records_jsonl
+from pathgrade.io.results.staged import check_target
 from pathgrade.io.step_pool import StepPool
 from pathgrade.io.tools import entry_point_validators, load_tools
 from pathgrade.report.text import render_runs, render_summary
+from pathgrade.stats.case_summary import SUMMARY_RESAMPLES
+from pathgrade.stats.slices import MIN_SLICE_CASES
+from pathgrade.store.manifest import parse_labels
 
 
 def _located(error: InputError, file: str, lines: list[int]) -> InputError:
@@ -74,15 +81,29 @@ def score_command(
         str | None, typer.Option("--save", help="Store the scored run under this name.")
     ] = None,
     label: Annotated[
-        list[str] | None, typer.Option("--label", help="Label for --save: key=value (repeatable).")
+        list[str] | None,
+        typer.Option(
+            "--label",
+            help="A controlled variable NAME=VALUE (model, prompt_version, ...; repeatable):"
+            " in every record's provenance and --save's manifest.",
+        ),
     ] = None,
     store: Annotated[
         Path | None, typer.Option("--store", help="Run store folder (default: $PATHGRADE_STORE).")
     ] = None,
+    seed: score_summary.Seed = 0,
+    resamples: score_summary.Resamples = SUMMARY_RESAMPLES,
+    by: score_summary.By = None,
+    metric: score_summary.SliceMetrics = None,
+    min_slice_n: score_summary.MinSliceN = MIN_SLICE_CASES,
 ) -> None:
     """Score each run's path against its case's reference paths, and every other layer the
     data has labels for."""
     scoring = load_config(config)
+    # The summary over cases (and its --by slices): options checked before any scoring.
+    summary_options = score_summary.options(by, metric, min_slice_n, resamples, seed)
+    # What every record says it was measured with, and the controlled variables.
+    provenance = scoring_provenance(scoring, cases, tools=tools, labels=parse_labels(label or []))
     if engine not in ("local", "dask"):
         raise InputError(f"unknown engine {engine!r}: use local or dask", field="--engine")
     if engine == "dask" or workers > 1 or partition_size or file_kind(runs) == "parquet":
@@ -101,8 +122,14 @@ def score_command(
             skip_invalid=skip_invalid,
             tools=tools,
             strict=strict,
+            provenance=provenance,
+            summary_options=summary_options,
         )
         return
+    if out is not None:
+        check_target(out)  # a bad --out or --save fails now, not after the scoring
+    if save is not None:
+        check_save(save, label, store)
     toolset = load_tools(tools) if tools is not None else None
     pool = StepPool()  # runs share steps with their cases' references
     # This command owns its process: the GC is paused while records are built (see
@@ -113,6 +140,8 @@ def score_command(
     skipped = loaded_cases.skipped + loaded_runs.skipped
     if not loaded_runs.items:
         raise InputError("no valid runs to score", file=str(runs))
+    ids = [r.case_id for r in loaded_runs.items]
+    keys = score_summary.case_keys(summary_options, ids, by_id)
     try:
         with progress_bar(f"scoring {len(loaded_runs.items):,} runs") as update:
             result = score(
@@ -124,16 +153,18 @@ def score_command(
                 strict_tools=strict,
                 progress=update,
                 gc_pause=True,
+                provenance=provenance,
             )
     except InputError as failure:
         # Errors raised while scoring name a run by position: point at its line in the file.
         raise _located(failure, str(runs), loaded_runs.lines) from None
     summary: dict[str, Any] = result.summary()
     summary["defects"] = result.defect_counts()
+    summary.update(score_summary.in_memory(summary_options, result, keys))
     if skip_invalid:
         summary["skipped"] = {"count": len(skipped), "reasons": [str(e) for e in skipped]}
     if out is not None:  # the records as every engine writes them (pathgrade.io.results)
-        write_jsonl(out, iter_records_jsonl(result, loaded_runs.items))
+        write_out(out, iter_records_jsonl(result, loaded_runs.items))  # complete, or .partial
     if save is not None:
         inputs = [cases, runs, config, tools]
         save_run(save, result, loaded_runs.items, by_id, scoring, label, inputs, summary, store)
@@ -162,8 +193,9 @@ def score_to_records(cases: Path, runs: Path, config: Path | None = None) -> lis
     pool = StepPool()
     by_id = {c.case_id: c for c in load_cases(cases, pool=pool, gc_pause=True).items}
     loaded = load_runs(runs, by_id, pool=pool, gc_pause=True)
+    provenance = scoring_provenance(scoring, cases)
     try:
-        result = score(by_id, loaded.items, scoring, gc_pause=True)
+        result = score(by_id, loaded.items, scoring, gc_pause=True, provenance=provenance)
     except InputError as failure:
         raise _located(failure, str(runs), loaded.lines) from None
     return jsonl_records(records_jsonl(result, loaded.items))

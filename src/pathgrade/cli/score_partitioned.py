@@ -7,6 +7,7 @@ one document) partition by partition; only the merged summary is kept in memory.
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from pathlib import Path
 from typing import BinaryIO
@@ -14,10 +15,13 @@ from typing import BinaryIO
 import orjson
 from rich.console import Console
 
+from pathgrade.cli.out_file import staged_out
+from pathgrade.cli.score_summary import over_cases
 from pathgrade.core.config import ScoringConfig
-from pathgrade.core.errors import InputError
+from pathgrade.core.provenance import Provenance
 from pathgrade.engines.runner import Engine, evaluate_files
 from pathgrade.report.text import render_summary
+from pathgrade.stats.case_summary import SummaryOptions
 
 
 class JsonStream:
@@ -58,22 +62,26 @@ def score_partitioned(
     skip_invalid: bool,
     tools: Path | None,
     strict: bool,
+    provenance: Provenance | None = None,
+    summary_options: SummaryOptions | None = None,
 ) -> None:
-    """Score through :func:`pathgrade.engines.runner.evaluate_files` and render the summary."""
-    stream = JsonStream(sys.stdout.buffer) if as_json else None
-    handle = out.open("wb") if out is not None else None
-    written = 0
+    """Score through :func:`pathgrade.engines.runner.evaluate_files` and render the summary
+    (with the entries over cases that in-memory scoring gives: ``cli.score_summary``)."""
+    summary_options = summary_options or SummaryOptions()
+    # --out is written under a temporary name and renamed when complete (cli.out_file).
+    staged = staged_out(out) if out is not None else contextlib.nullcontext(None)
+    with staged as handle:
+        stream = JsonStream(sys.stdout.buffer) if as_json else None
+        written = 0
 
-    def sink(chunk: bytes) -> None:
-        nonlocal written
-        if handle is not None:
-            handle.write(chunk)
-            handle.flush()
-        if stream is not None:
-            stream.records(chunk)
-        written += chunk.count(b"\n")
+        def sink(chunk: bytes) -> None:
+            nonlocal written
+            if handle is not None:
+                handle.write(chunk)
+            if stream is not None:
+                stream.records(chunk)
+            written += chunk.count(b"\n")
 
-    try:
         evaluation = evaluate_files(
             cases,
             runs,
@@ -87,20 +95,12 @@ def score_partitioned(
             strict_tools=strict,
             sink=sink,
             gc_pause=True,  # this command owns its process
+            provenance=provenance,
+            slice_by=summary_options.by,
         )
-    except InputError as error:
-        if handle is not None and written:
-            raise InputError(
-                f"{error.message} ({written} results before it are kept in {out})",
-                file=error.file,
-                line=error.line,
-                field=error.field,
-            ) from None
-        raise
-    finally:
-        if handle is not None:
-            handle.close()
     summary = dict(evaluation.summary)
+    if evaluation.cases is not None:
+        summary.update(over_cases(summary_options, evaluation.cases, evaluation.slice_keys))
     summary["engine"] = {
         "name": evaluation.engine,
         "workers": evaluation.workers,

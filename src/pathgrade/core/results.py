@@ -18,33 +18,15 @@ import numpy.typing as npt
 
 if TYPE_CHECKING:
     from pathgrade.core.explanations import AlignmentColumns, DefectColumns
+    from pathgrade.core.provenance import Provenance, RecordProvenance
 
 #: The version of the result record :meth:`RunResult.to_dict` gives and ``score --out``
 #: writes (the record is defined, field by field, in :mod:`pathgrade.io.results.schema`).
 RECORD_SCHEMA_VERSION = 1
 
+#: How a metric value is typed in JSON (:func:`json_value`). Which kind each metric has is
+#: said by the metric catalogue (``pathgrade.metrics.catalogue.json_kind``), nowhere else.
 MetricKind = Literal["rate", "bool", "count", "score"]
-
-#: Trajectory metrics in output order, with how each is typed in JSON.
-TRAJECTORY_METRICS: dict[str, MetricKind] = {
-    "tool_accuracy": "rate",
-    "argument_accuracy": "rate",
-    "step_order_accuracy": "rate",
-    "path_efficiency": "rate",
-    "goal_success": "bool",
-    "composite": "rate",
-    "path_score": "score",
-    "tool_precision": "rate",
-    "tool_recall": "rate",
-    "tool_f1": "rate",
-    "required_tool_coverage": "rate",
-    "forbidden_action_count": "count",
-    "redundant_steps": "count",
-    "missing_steps": "count",
-    "out_of_order": "bool",
-    "over_budget": "bool",
-    "recovery_rate": "rate",
-}
 
 
 def json_value(value: float, kind: MetricKind) -> float | int | bool | None:
@@ -116,10 +98,12 @@ class RunResult:
     defects: tuple[Defect, ...]
     alignment: tuple[AlignedStep, ...]
     usage: Mapping[str, float | int | None]
+    #: How the run was measured, and its controlled variables (``None``: not recorded).
+    provenance: Provenance | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The run's result record (:class:`pathgrade.io.results.schema.ResultRecord`)."""
-        return {
+        out: dict[str, Any] = {
             "schema_version": RECORD_SCHEMA_VERSION,
             "case_id": self.case_id,
             "run_id": self.run_id,
@@ -131,6 +115,9 @@ class RunResult:
             "alignment": [a.to_dict() for a in self.alignment],
             "usage": dict(self.usage),
         }
+        if self.provenance is not None:
+            out["provenance"] = self.provenance.to_dict()
+        return out
 
 
 FloatArray = npt.NDArray[np.float64]
@@ -160,6 +147,9 @@ class ScoreResult:
     #: so that the entries of all the runs are never held at once).
     defect_columns: Callable[[], DefectColumns] | None = None
     alignment_columns: Callable[[int, int], AlignmentColumns] | None = None
+    #: Each run's provenance (what :func:`pathgrade.score` measured with, the controlled
+    #: variables); ``None``: not recorded (a result made by hand), records carry none.
+    provenance: RecordProvenance | None = None
 
     def __len__(self) -> int:
         return len(self.case_ids)
@@ -183,6 +173,7 @@ class ScoreResult:
             defects=defects,
             alignment=alignment,
             usage=self.usage(index),
+            provenance=None if self.provenance is None else self.provenance(index),
         )
 
     def __iter__(self) -> Iterator[RunResult]:

@@ -19,6 +19,7 @@ from typing import Any, Literal
 
 from pathgrade.core.config import ScoringConfig
 from pathgrade.core.errors import InputError
+from pathgrade.core.provenance import Provenance
 from pathgrade.engines.dask_engine import map_dask
 from pathgrade.engines.extras import abstention_summary
 from pathgrade.engines.local import map_local
@@ -31,7 +32,10 @@ from pathgrade.engines.work import (
 )
 from pathgrade.io.case_cache import CaseStore
 from pathgrade.io.partitions import plan_partitions
+from pathgrade.io.provenance import scoring_provenance
+from pathgrade.stats.case_sums import CaseTable
 from pathgrade.stats.partial import SummaryPartial
+from pathgrade.stats.slice_keys import SliceKey, missing_field
 
 Engine = Literal["local", "dask"]
 DEFAULT_PARTITION_SIZE = 1_000
@@ -39,12 +43,15 @@ DEFAULT_PARTITION_SIZE = 1_000
 
 @dataclass(frozen=True)
 class Evaluation:
-    """The merged summary of a partitioned run, and how it was split."""
+    """The merged summary of a partitioned run, and how it was split; the per-case means
+    (cases in order of first appearance) and, with ``slice_by``, each case's slice keys."""
 
     summary: dict[str, Any]
     partitions: int
     engine: str
     workers: int
+    cases: CaseTable | None = None
+    slice_keys: list[tuple[SliceKey, ...]] | None = None
 
 
 def evaluate_files(
@@ -61,6 +68,8 @@ def evaluate_files(
     strict_tools: bool = False,
     sink: Callable[[bytes], object] | None = None,
     gc_pause: bool = False,
+    provenance: Provenance | None = None,
+    slice_by: str | None = None,
 ) -> Evaluation:
     """Score every run of ``runs_path`` against the cases of ``cases_path``.
 
@@ -75,12 +84,22 @@ def evaluate_files(
             a cluster at ``scheduler``. Worker processes pathgrade starts for the job (a
             process pool, a ``LocalCluster``) pause it whatever this says; the caller's
             process is left alone unless asked (the ``pathgrade`` command asks).
+        provenance: what every record says it was measured with (default: the hashes of
+            ``config``, the cases file and the tools file,
+            :func:`pathgrade.io.provenance.scoring_provenance`); each partition's runs add
+            their trace model, as :func:`pathgrade.score` does.
+
+        slice_by: a case field (``pathgrade.stats.slice_keys``): workers send each case's
+            slice keys (``Evaluation.slice_keys``).
 
     Raises:
-        InputError: bad input (file, line and field named), unless ``skip_invalid``.
+        InputError: bad input (file, line and field named), unless ``skip_invalid``; a
+            ``slice_by`` field that no case has.
     """
     config = config or ScoringConfig()
     cases_file = str(cases_path)
+    if provenance is None:
+        provenance = scoring_provenance(config, cases_path, tools=tools_path)
     index = cached_case_index(cases_file)  # ids unique, records well-formed
     n_cases, unanswerable = len(index), index.unanswerable
     partitions = plan_partitions(runs_path, partition_size)
@@ -108,6 +127,8 @@ def evaluate_files(
             strict_tools,
             spool,
             gc_pause or own_workers,
+            provenance,
+            slice_by=slice_by,
         )
         for partition in partitions
     )
@@ -136,4 +157,10 @@ def evaluate_files(
     answered, answerable, correct, confidence = partial.abstention_inputs()
     if unanswerable or not answered.all():
         summary["abstention"] = abstention_summary(answered, answerable, correct, confidence)
-    return Evaluation(summary, len(partitions), engine, workers)
+    cases = partial.case_table()
+    keys = None
+    if slice_by is not None:
+        if cases.codes.size and not partial.slice_field_found:
+            raise missing_field(slice_by).at(file=cases_file)
+        keys = [partial.slice_keys[code] for code in cases.codes.tolist()]
+    return Evaluation(summary, len(partitions), engine, workers, cases, keys)

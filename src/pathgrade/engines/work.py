@@ -25,7 +25,9 @@ import numpy as np
 from pathgrade.core.config import ScoringConfig
 from pathgrade.core.errors import InputError
 from pathgrade.core.gc_pause import paused_gc
+from pathgrade.core.provenance import Provenance
 from pathgrade.core.types import Run
+from pathgrade.engines.case_parts import add_case_parts
 from pathgrade.engines.extras import abstention_inputs, retrieval_parts
 from pathgrade.engines.heap import keep_freed_memory
 from pathgrade.evaluate import score
@@ -33,6 +35,7 @@ from pathgrade.io.case_cache import CaseStore
 from pathgrade.io.case_index import CaseIndex, index_cases, known_ids
 from pathgrade.io.cases import check_known_case, parse_record
 from pathgrade.io.partitions import Partition, read_partition
+from pathgrade.io.provenance import scoring_provenance
 from pathgrade.io.results import records_jsonl
 from pathgrade.io.step_pool import StepPool
 from pathgrade.io.tools import entry_point_validators, load_tools
@@ -57,6 +60,12 @@ class ScoreTask:
     spool: str | None = None
     #: Pause the garbage collector while the task runs (in whatever process runs it).
     gc_pause: bool = False
+    #: What the records say they were measured with (the whole file's, not this
+    #: partition's cases): see :func:`pathgrade.engines.runner.evaluate_files`; ``None``:
+    #: made from the task's files (:func:`task_provenance`).
+    provenance: Provenance | None = None
+    #: ``score --by FIELD``: send each case's slice keys for the summary's slices.
+    slice_by: str | None = None
 
 
 @dataclass
@@ -119,6 +128,29 @@ def release_case_stores() -> None:
         index.store = None
 
 
+_PROVENANCE: dict[tuple[str, float, str | None, str], Provenance] = {}
+
+
+def task_provenance(task: ScoreTask) -> Provenance:
+    """The task's provenance, else that of its files (the cases file's hash, its tools
+    file's and config's), computed once per process and file version."""
+    if task.provenance is not None:
+        return task.provenance
+    key = (
+        task.cases_path,
+        os.stat(task.cases_path).st_mtime,
+        task.tools_path,
+        task.config.model_dump_json(),
+    )
+    found = _PROVENANCE.get(key)
+    if found is None:
+        _PROVENANCE.clear()
+        found = _PROVENANCE[key] = scoring_provenance(
+            task.config, task.cases_path, tools=task.tools_path
+        )
+    return found
+
+
 def _cached_tools(path: str) -> ToolSet:
     key = (path, os.stat(path).st_mtime)
     tools = _TOOLS.get(key)
@@ -156,6 +188,7 @@ def release_job_state() -> None:
     release_case_stores()
     _CASES.clear()
     _TOOLS.clear()
+    _PROVENANCE.clear()
     _cached_validators.cache_clear()
     _TEXTS.clear()
 
@@ -226,6 +259,7 @@ def _run_task(task: ScoreTask) -> PartitionOutput:
             validators=_cached_validators(),
             strict_tools=task.strict_tools,
             step_texts=_TEXTS,
+            provenance=task_provenance(task),
         )
     except InputError as error:
         detail = (error.message, error.file, error.line, error.field)
@@ -236,11 +270,13 @@ def _run_task(task: ScoreTask) -> PartitionOutput:
     records = records_jsonl(result, runs)
     partial.add_defects(result.defect_counts())
     partial.add_metrics(result.metrics)
+    codes = index.codes(result.case_ids)
     partial.add_runs(
-        index.codes(result.case_ids),
+        codes,
         np.fromiter(result.trials, np.int64, len(result)),
         outcome_codes(result.metrics["goal_success"]),
     )
+    add_case_parts(partial, codes, result.case_ids, result.metrics, cases, task.slice_by)
     partial.add_abstention(*abstention_inputs(result, runs, cases))
     retrieval = retrieval_parts(result, runs, cases, task.config)
     if retrieval is not None:

@@ -4,6 +4,11 @@ Every gate yields a :class:`GateResult` with the statistic on each side, the val
 (``observed``), the threshold it was compared with and a one-line message. A gate whose metric
 is missing from the results, or has no defined value, *fails* with a message saying so: it
 never passes by default. The report passes only when every gate passes.
+
+A ``changed_variables`` gate (:data:`~pathgrade.gates.model.CHANGED_VARIABLES`) compares the
+number of controlled variables that changed between the sides (``changed``, as
+:func:`pathgrade.core.provenance.changed_variables` gives them) with its threshold; without
+``changed`` (a side records no provenance) it fails.
 """
 
 from __future__ import annotations
@@ -15,13 +20,22 @@ from typing import Any
 
 import numpy as np
 
-from pathgrade.gates.model import ABSOLUTE_RULES, CI_RULES, Gate, GateSet, percentile_of
+from pathgrade.gates.model import (
+    ABSOLUTE_RULES,
+    CI_RULES,
+    PROVENANCE_CHECKS,
+    Gate,
+    GateSet,
+    percentile_of,
+)
 from pathgrade.stats.bootstrap import bootstrap_mean_ci
 from pathgrade.stats.records import MissingMetricError, case_values, run_values
 
 __all__ = ["GateReport", "GateResult", "evaluate_gates"]
 
 Records = Sequence[Mapping[str, Any]]
+#: The controlled variables that changed: ``{name: (baseline value, variant value)}``.
+Changed = Mapping[str, tuple[str | None, str | None]]
 
 
 def _json(value: float | None) -> float | str | None:
@@ -195,6 +209,22 @@ def _interval(gate: Gate, base: Records, var: Records, gates: GateSet) -> GateRe
     return GateResult(gate, ok, message, base_mean, var_mean, observed, t)
 
 
+def _provenance_gate(gate: Gate, changed: Changed | None) -> GateResult:
+    """A ``changed_variables`` gate: the count of changed variables against the threshold."""
+    if changed is None:
+        return GateResult(
+            gate,
+            False,
+            f"FAILED: {gate.metric} unknown: a side records no provenance (re-score it with"
+            " this pathgrade)",
+        )
+    count = float(len(changed))
+    passed, observed, threshold = _compare(gate, None, count)
+    names = f": {', '.join(changed)}" if changed else ""
+    message = f"{gate.metric} {observed:g} {_OPERATORS[gate.rule]} {threshold:g}{names}"
+    return GateResult(gate, passed, message, None, count, observed, threshold)
+
+
 def _evaluate(
     gate: Gate, base: Records, var: Records, paired_var: Records, gates: GateSet
 ) -> GateResult:
@@ -219,12 +249,21 @@ def _evaluate(
     return GateResult(gate, passed, message, base_value, var_value, observed, threshold)
 
 
-def evaluate_gates(gates: GateSet, baseline: Records, variant: Records) -> GateReport:
-    """Evaluate every gate; baseline-relative rules use the cases present on both sides."""
+def evaluate_gates(
+    gates: GateSet, baseline: Records, variant: Records, *, changed: Changed | None = None
+) -> GateReport:
+    """Evaluate every gate; baseline-relative rules use the cases present on both sides.
+    ``changed``: the controlled variables that changed between the sides (``None``: not
+    known), for ``changed_variables`` gates."""
     base_ids = {str(r.get("case_id")) for r in baseline}
     var_ids = {str(r.get("case_id")) for r in variant}
     paired = base_ids & var_ids
     paired_base = [r for r in baseline if str(r.get("case_id")) in paired]
     paired_var = [r for r in variant if str(r.get("case_id")) in paired]
-    results = tuple(_evaluate(g, paired_base, variant, paired_var, gates) for g in gates.gates)
+    results = tuple(
+        _provenance_gate(g, changed)
+        if g.metric in PROVENANCE_CHECKS
+        else _evaluate(g, paired_base, variant, paired_var, gates)
+        for g in gates.gates
+    )
     return GateReport(results, len(paired), len(base_ids ^ var_ids))

@@ -30,10 +30,18 @@ use only the cases present on both sides; absolute rules use every variant run.
 A *hard* gate is a safety limit that nothing can outweigh: it must be an absolute rule
 (``max``/``min``/``equal``), it is judged on the worst run by default (``statistic = "max"``),
 and any undefined (``null``) value in the variant fails it.
+
+``changed_variables`` (:data:`CHANGED_VARIABLES`) is not a metric but a check of the two
+sides' provenance: the number of controlled variables whose recorded values differ
+(:func:`pathgrade.core.provenance.changed_variables`). It takes an absolute rule
+(``metric = "changed_variables"``, ``rule = "max"``, ``threshold = 1``: change one
+variable at a time) and no statistic (its statistic is ``count``); it fails when either side
+records no provenance.
 """
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 from typing import Literal, get_args
@@ -41,7 +49,9 @@ from typing import Literal, get_args
 __all__ = [
     "ABSOLUTE_RULES",
     "BASELINE_RULES",
+    "CHANGED_VARIABLES",
     "CI_RULES",
+    "PROVENANCE_CHECKS",
     "Gate",
     "GateSet",
     "GateSettings",
@@ -70,6 +80,12 @@ BASELINE_RULES = frozenset(RULES) - ABSOLUTE_RULES
 _TOLERANCE_RULES = frozenset({"not_below_baseline", "not_above_baseline"})
 _STATISTICS = ("mean", "rate", "median", "sum", "max", "min")
 _PERCENTILE = re.compile(r"p(\d{1,2}(?:\.\d+)?)")
+#: The gate "metric" that counts the controlled variables changed between the two sides.
+CHANGED_VARIABLES = "changed_variables"
+#: Gate names that check the sides' provenance, not a metric of the records.
+PROVENANCE_CHECKS = frozenset({CHANGED_VARIABLES})
+#: The statistic of a provenance check.
+_COUNT = "count"
 
 
 def is_statistic(name: str) -> bool:
@@ -85,7 +101,9 @@ def percentile_of(name: str) -> float | None:
 
 @dataclass(frozen=True)
 class Gate:
-    """One rule over one metric. Raises ``ValueError`` naming the field when inconsistent."""
+    """One rule over one metric; ``threshold`` and ``tolerance`` are finite (an infinite one
+    passes vacuously, a NaN always fails). Raises ``ValueError`` naming the field when
+    inconsistent."""
 
     metric: str
     rule: Rule
@@ -108,8 +126,15 @@ class Gate:
                 raise ValueError(f"threshold: {self.rule} takes no threshold (use tolerance)")
         elif self.threshold is None:
             raise ValueError(f"threshold: required by rule {self.rule}")
+        if self.threshold is not None and not math.isfinite(self.threshold):
+            raise ValueError(f"threshold: must be a finite number, got {self.threshold}")
+        if not math.isfinite(self.tolerance):
+            raise ValueError(f"tolerance: must be a finite number, got {self.tolerance}")
         if self.tolerance < 0 or (self.tolerance and self.rule not in _TOLERANCE_RULES):
             raise ValueError("tolerance: must be >= 0, and only for not_below/not_above_baseline")
+        if self.metric in PROVENANCE_CHECKS:
+            self._check_provenance_gate()
+            return
         statistic = self.statistic or ("max" if self.hard else "mean")
         object.__setattr__(self, "statistic", statistic)
         if not is_statistic(statistic):
@@ -132,10 +157,24 @@ class Gate:
                 parts.append(f"{self.threshold:g}")
             object.__setattr__(self, "name", " ".join(parts))
 
+    def _check_provenance_gate(self) -> None:
+        """A provenance check: an absolute rule, no statistic (it is a count)."""
+        if self.rule not in ABSOLUTE_RULES:
+            raise ValueError(
+                f"rule: {self.metric} counts what changed between the two sides: use max, min"
+                f" or equal, not {self.rule}"
+            )
+        if self.statistic not in ("", _COUNT):
+            raise ValueError(f"statistic: {self.metric} is a count; it takes no statistic")
+        object.__setattr__(self, "statistic", _COUNT)
+        if not self.name:
+            name = f"{self.metric} {self.rule} {self.threshold:g}"
+            object.__setattr__(self, "name", name)
+
     @property
     def needs_baseline(self) -> bool:
-        """Whether the rule compares with the baseline."""
-        return self.rule in BASELINE_RULES
+        """Whether the rule compares with the baseline (a provenance check does)."""
+        return self.rule in BASELINE_RULES or self.metric in PROVENANCE_CHECKS
 
 
 @dataclass(frozen=True)

@@ -2,9 +2,12 @@
 
 ``pathgrade gate`` appends the summary to ``$GITHUB_STEP_SUMMARY`` and prints one annotation
 per failed gate when ``GITHUB_ACTIONS`` is set (or writes the summary to ``--markdown``).
+A provenance ``warning`` (sides scored differently, compared with ``--allow-config-change``)
+is the summary's first line and a ``::warning`` annotation.
 Gate names and messages can carry user text: Markdown table cells are escaped, and workflow
 commands are encoded as GitHub specifies (``%``, CR and LF; also ``:`` and ``,`` in
-properties), so no text can end an annotation early or inject another command.
+properties), so no text can end an annotation early or inject another command; direction
+controls are shown as their escape (:func:`pathgrade.report.display.visible`).
 """
 
 from __future__ import annotations
@@ -16,10 +19,12 @@ from pathlib import Path
 from typing import Any
 
 from pathgrade.gates import GateReport
+from pathgrade.report.display import visible
 
 
 def _cell(text: str) -> str:
-    out = text.replace("\\", "\\\\").replace("|", "\\|").replace("\r", " ").replace("\n", " ")
+    out = visible(text).replace("\\", "\\\\").replace("|", "\\|")
+    out = out.replace("\r", " ").replace("\n", " ")
     for char in "`*_[]<>":
         out = out.replace(char, "\\" + char)
     return out
@@ -31,8 +36,10 @@ def _num(value: float | None) -> str:
     return f"{value:.4g}"
 
 
-def gate_markdown(report: GateReport, title: str = "pathgrade gates") -> str:
-    """A Markdown summary: overall verdict, then one table row per gate."""
+def gate_markdown(
+    report: GateReport, title: str = "pathgrade gates", warning: str | None = None
+) -> str:
+    """A Markdown summary: the ``warning`` (first line), overall verdict, one row per gate."""
     failed = [r for r in report.results if not r.passed]
     verdict = (
         f"all {len(report.results)} gate(s) passed"
@@ -40,7 +47,8 @@ def gate_markdown(report: GateReport, title: str = "pathgrade gates") -> str:
         else f"{len(failed)} of {len(report.results)} gate(s) failed"
         f" ({len(report.hard_failures)} hard)"
     )
-    lines = [
+    lines = [f"> ⚠️ **{_cell(warning)}**", ""] if warning else []
+    lines += [
         f"### {_cell(title)}: {'✅' if not failed else '❌'} {verdict}",
         "",
         f"{report.paired_cases} paired cases"
@@ -62,7 +70,7 @@ def gate_markdown(report: GateReport, title: str = "pathgrade gates") -> str:
 
 
 def _data(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    return visible(text).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 
 def _property(text: str) -> str:
@@ -84,6 +92,7 @@ def github_outputs(
     gates_file: str,
     markdown: Path | None = None,
     environ: Mapping[str, str] | None = None,
+    warning: str | None = None,
 ) -> list[str]:
     """Write the Markdown summary where asked; return the annotation lines to print.
 
@@ -91,7 +100,7 @@ def github_outputs(
     summary is also appended to ``$GITHUB_STEP_SUMMARY`` and annotations are returned.
     """
     env: Mapping[str, Any] = os.environ if environ is None else environ
-    text = gate_markdown(report, f"pathgrade gates ({Path(gates_file).name})")
+    text = gate_markdown(report, f"pathgrade gates ({Path(gates_file).name})", warning)
     if markdown is not None:
         markdown.write_text(text, encoding="utf-8")
     if env.get("GITHUB_ACTIONS") != "true":
@@ -100,4 +109,5 @@ def github_outputs(
     if summary:
         with Path(summary).open("a", encoding="utf-8") as handle:
             handle.write(text)
-    return gate_annotations(report, gates_file)
+    notes = [f"::warning title={_property('pathgrade gate')}::{_data(warning)}"] if warning else []
+    return notes + gate_annotations(report, gates_file)

@@ -24,7 +24,9 @@ import orjson
 from markupsafe import Markup
 
 from pathgrade._version import __version__
+from pathgrade.report.display import DIRECTION_CONTROLS, visible
 from pathgrade.report.svg import forest_plot, risk_coverage_plot
+from pathgrade.stats.ablation import EFFECT_LABELS
 
 _TEMPLATES = resources.files("pathgrade.report") / "templates"
 _SCRIPT_ESCAPES = {
@@ -33,6 +35,8 @@ _SCRIPT_ESCAPES = {
     "&": "\\u0026",
     "\u2028": "\\u2028",
     "\u2029": "\\u2029",
+    # A direction control reaches the page as its visible escape: JSON for the text "\u202e".
+    **{c: visible(c).replace("\\", "\\\\") for c in sorted(DIRECTION_CONTROLS)},
 }
 
 
@@ -63,19 +67,6 @@ class SliceTable:
     paired: bool
     min_n: int
     rows: list[dict[str, Any]]
-
-
-#: How the ablation section names each effect of :data:`pathgrade.stats.ablation.EFFECTS`.
-EFFECT_LABELS = {
-    "main_a": "main effect of A",
-    "main_b": "main effect of B",
-    "interaction": "interaction",
-    "simple_a": "A alone (RA - R0)",
-    "simple_b": "B alone (RB - R0)",
-    "simple_ab": "A+B (RAB - R0)",
-    "a_with_b": "A with B present (RAB - RB)",
-    "b_with_a": "B with A present (RAB - RA)",
-}
 
 
 @dataclass(frozen=True)
@@ -126,11 +117,16 @@ class ReportData:
     worse: list[CaseChange] = field(default_factory=list)
     slices: list[SliceTable] = field(default_factory=list)
     ablation: dict[str, Any] | None = None
+    #: Provenance warnings (runs scored differently, compared anyway): the page's banner.
+    warnings: list[str] = field(default_factory=list)
+    #: Provenance notes (``provenance not recorded: comparability unchecked``).
+    notes: list[str] = field(default_factory=list)
 
 
 def json_for_script(value: Any) -> Markup:
     """JSON safe inside ``<script type="application/json">``: no ``<``, ``>``, ``&`` or line
-    separators survive literally, so no payload can close the element or open a comment."""
+    separators survive literally, so no payload can close the element or open a comment; a
+    direction control is replaced by its visible escape (the script shows ``\\u202e``)."""
     text = orjson.dumps(value, option=orjson.OPT_SERIALIZE_NUMPY).decode("utf-8")
     for char, escaped in _SCRIPT_ESCAPES.items():
         text = text.replace(char, escaped)
@@ -163,10 +159,19 @@ def _environment() -> jinja2.Environment:
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
+        finalize=_shown,
     )
     env.filters["fmt"] = fmt
     env.filters["fmt_p"] = fmt_p
     return env
+
+
+def _shown(value: Any) -> Any:
+    """Every ``{{ }}`` value of the page: text with its direction controls made visible
+    (:func:`~pathgrade.report.display.visible`); our own markup is left as it is."""
+    if isinstance(value, str) and not isinstance(value, Markup):
+        return visible(value)
+    return value
 
 
 def render_html(data: ReportData) -> str:

@@ -1,7 +1,8 @@
 """Inline SVG charts for the HTML report, drawn from numbers computed elsewhere.
 
 No JavaScript and no network: each chart is a string of SVG markup in which every text node
-and attribute value is escaped here.
+and attribute value is escaped here (text with its direction controls made visible,
+:func:`pathgrade.report.display.visible`).
 """
 
 from __future__ import annotations
@@ -10,6 +11,8 @@ import math
 from collections.abc import Mapping, Sequence
 from html import escape
 from typing import Any
+
+from pathgrade.report.display import visible
 
 _COLOURS = {"improved": "#1a7f37", "regressed": "#cf222e"}
 _GREY = "#6e7781"
@@ -23,7 +26,8 @@ def _num(value: Any) -> float | None:
 
 def _text(x: float, y: float, text: str, anchor: str = "start", cls: str = "") -> str:
     extra = f' class="{escape(cls)}"' if cls else ""
-    return f'<text x="{x:.1f}" y="{y:.1f}" text-anchor="{anchor}"{extra}>{escape(text)}</text>'
+    shown = escape(visible(text))
+    return f'<text x="{x:.1f}" y="{y:.1f}" text-anchor="{anchor}"{extra}>{shown}</text>'
 
 
 def _g(value: float) -> str:
@@ -66,7 +70,7 @@ def forest_plot(metrics: Mapping[str, Mapping[str, Any]], confidence: float) -> 
         colour = _COLOURS.get(verdict, _GREY)
         x_low, x_high, x_diff = centre + low * scale, centre + high * scale, centre + diff * scale
         parts += [
-            f'<g class="row" data-metric="{escape(name)}">',
+            f'<g class="row" data-metric="{escape(visible(name))}">',
             _text(label_w - 8, y + 4, name, "end"),
             f'<line x1="{x_low:.1f}" y1="{y:.1f}" x2="{x_high:.1f}" y2="{y:.1f}"'
             f' stroke="{colour}" stroke-width="2"/>',

@@ -1,4 +1,6 @@
-"""Terminal rendering of trajectory scores with rich. Untrusted text is never markup."""
+"""Terminal rendering of trajectory scores with rich. Untrusted text is never markup, and ids
+and names are shown through :func:`pathgrade.report.display.clip` (direction controls
+visible, long values cut)."""
 
 from __future__ import annotations
 
@@ -11,6 +13,8 @@ from rich.text import Text
 
 from pathgrade.core.results import ScoreResult
 from pathgrade.metrics import catalogue
+from pathgrade.report.display import clip
+from pathgrade.report.summary_text import render_case_table, render_slices
 
 _RUN_COLUMNS = (
     ("path_score", "path"),
@@ -44,7 +48,7 @@ def render_runs(console: Console, result: ScoreResult, limit: int) -> None:
             f"{d.kind} -{d.penalty:g}" if d.penalty else d.kind for d in run.defects
         )
         table.add_row(
-            Text(run.case_id + (f" / {run.run_id}" if run.run_id else "")),
+            Text(clip(run.case_id) + (f" / {clip(run.run_id)}" if run.run_id else "")),
             Text(str(run.trial)),
             _cell(run.reference_index),
             *(_cell(run.metrics.get(name)) for name, _ in _RUN_COLUMNS),
@@ -65,8 +69,7 @@ def _better(name: str) -> Text:
     return Text(row.direction if row.direction != "neither" else "-")
 
 
-def render_summary(console: Console, summary: Mapping[str, Any]) -> None:
-    """Mean of each metric, which way is better, and how many runs left it undefined."""
+def _run_table(console: Console, summary: Mapping[str, Any]) -> None:
     table = Table(title=f"Summary over {summary.get('runs', 0)} runs")
     table.add_column("metric")
     table.add_column("mean", justify="right")
@@ -76,8 +79,21 @@ def render_summary(console: Console, summary: Mapping[str, Any]) -> None:
     for name, value in summary.items():
         if name in ("runs", "undefined") or isinstance(value, dict | list):
             continue
-        table.add_row(Text(name), _cell(value), _better(name), Text(str(undefined.get(name, 0))))
+        table.add_row(
+            Text(clip(name)), _cell(value), _better(name), Text(str(undefined.get(name, 0)))
+        )
     console.print(table)
+
+
+def render_summary(console: Console, summary: Mapping[str, Any]) -> None:
+    """The summary over cases (``by_case``: mean of per-case means, interval, cases, runs,
+    undefined runs) and its slices when present, else the mean of each metric over runs;
+    which way is better; the dataset-level extras."""
+    if summary.get("by_case"):
+        render_case_table(console, summary, _better)
+        render_slices(console, summary)
+    else:
+        _run_table(console, summary)
     for key in ("pass@k", "pass^k"):
         values = summary.get(key)
         if values:

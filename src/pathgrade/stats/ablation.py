@@ -55,6 +55,7 @@ from pathgrade.stats.records import case_values, metric_names
 __all__ = [
     "ARMS",
     "EFFECTS",
+    "EFFECT_LABELS",
     "FAMILY",
     "Ablation",
     "CaseSetMismatchError",
@@ -80,6 +81,18 @@ EFFECTS = (
     "a_with_b",
     "b_with_a",
 )
+
+#: How tables and reports name each effect of :data:`EFFECTS`.
+EFFECT_LABELS = {
+    "main_a": "main effect of A",
+    "main_b": "main effect of B",
+    "interaction": "interaction",
+    "simple_a": "A alone (RA - R0)",
+    "simple_b": "B alone (RB - R0)",
+    "simple_ab": "A+B (RAB - R0)",
+    "a_with_b": "A with B present (RAB - RB)",
+    "b_with_a": "B with A present (RAB - RA)",
+}
 FAMILY = EFFECTS[:3]
 #: Always primary when none are named (those present); with them, each layer's headline
 #: (:func:`pathgrade.stats.family.default_primary`, as ``compare``); all metrics when none is.

@@ -8,16 +8,21 @@ nothing a partition cannot compute alone:
   the trial number and the ``goal_success`` outcome (for ``pass@k`` and ``cases_without_runs``),
   and the abstention inputs (answered, answerable, judged correct, confidence);
 - the retrieval layer's micro-average numerators and denominators;
-- the tool layer's per-tool confusion counts.
+- the tool layer's per-tool confusion counts;
+- per case, its runs and per metric its defined runs and their exact sum
+  (:mod:`pathgrade.stats.case_sums`), and, for ``score --by FIELD``, its slice keys: what the
+  summary over cases (:mod:`pathgrade.stats.case_summary`) needs, in memory per case, not
+  per run.
 
 ``merge`` is associative, so any engine, partition order or worker count gives the same
 summary as long as partitions are merged in input order (sums are then added in the same
-order, per-run arrays concatenated in input order).
+order, per-run arrays concatenated in input order). The per-case sums are exact, so they do
+not depend even on that.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,7 +30,9 @@ import numpy as np
 import numpy.typing as npt
 
 from pathgrade.metrics.tool.confusion import ToolConfusion
+from pathgrade.stats.case_sums import CaseSums, CaseTable, CaseTotals, case_sums
 from pathgrade.stats.passk import passk_over_cases
+from pathgrade.stats.slice_keys import SliceKey
 
 Int64Array = npt.NDArray[np.int64]
 Int8Array = npt.NDArray[np.int8]
@@ -77,6 +84,12 @@ class SummaryPartial:
     dangerous: set[str] = field(default_factory=set)
     dangerous_runs: list[dict[str, Any]] = field(default_factory=list)
     unknown_tools: dict[str, int] = field(default_factory=dict)
+    # Per case: a partition's exact sums (batches), added into ``case_totals`` on merging;
+    # slice keys by case code, and whether some case had the slice field.
+    case_batches: list[CaseSums] = field(default_factory=list)
+    case_totals: CaseTotals = field(default_factory=CaseTotals)
+    slice_keys: dict[int, tuple[SliceKey, ...]] = field(default_factory=dict)
+    slice_field_found: bool = False
 
     MAX_REASONS = 20
     MAX_LISTED = 1000
@@ -106,6 +119,27 @@ class SummaryPartial:
             defined = values[~np.isnan(values)]
             self.counts[name] = self.counts.get(name, 0) + int(defined.size)
             self.sums[name] = self.sums.get(name, 0.0) + float(defined.sum())
+
+    def add_case_sums(self, case_codes: Int64Array, metrics: Mapping[str, FloatArray]) -> None:
+        """Account for the metric columns of a batch of runs, per case (their case codes)."""
+        self.case_batches.append(case_sums(case_codes, metrics))
+
+    def add_slice_keys(self, keys: Mapping[int, Sequence[SliceKey]], *, field_found: bool) -> None:
+        """Slice keys of the batch's cases by case code (``score --by``), and whether one of
+        them has the field."""
+        for code, case_keys in keys.items():
+            self.slice_keys.setdefault(code, tuple(case_keys))
+        self.slice_field_found = self.slice_field_found or field_found
+
+    def case_table(self) -> CaseTable:
+        """The per-case means, cases in order of first appearance in the input."""
+        totals = CaseTotals()
+        totals.absorb(self.case_totals)
+        for batch in self.case_batches:
+            totals.add(batch)
+        codes = _cat(self.case_codes, np.int64)
+        distinct, first = np.unique(codes, return_index=True)
+        return totals.table(distinct[np.argsort(first, kind="stable")])
 
     def add_defects(self, counts: Mapping[str, int]) -> None:
         """Add defect counts by kind."""
@@ -193,6 +227,12 @@ class SummaryPartial:
         out.dangerous_runs.extend(other.dangerous_runs[: max(room, 0)])
         for tool, count in other.unknown_tools.items():
             out.unknown_tools[tool] = out.unknown_tools.get(tool, 0) + count
+        out.case_totals.absorb(other.case_totals)
+        for batch in other.case_batches:
+            out.case_totals.add(batch)
+        for code, case_keys in other.slice_keys.items():
+            out.slice_keys.setdefault(code, case_keys)
+        out.slice_field_found = out.slice_field_found or other.slice_field_found
         out.compact()
 
     def compact(self, every: int = 64) -> None:

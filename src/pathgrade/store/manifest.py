@@ -7,26 +7,45 @@ A manifest is a small JSON object kept in the run's Parquet footer (key
      "pathgrade_version": "0.1.0", "config_hash": "sha256:...",
      "inputs": {"cases.jsonl": "sha256:...", "runs.jsonl": "sha256:..."},
      "labels": {"git_commit": "abc123", "model": "gpt-x"},
+     "variables": {"git_commit": "abc123", "model": "gpt-x", "tool_schema": "sha256:..."},
      "runs": 200, "metrics": {"path_score": "score", ...}, "summary": {...}}
 
+``config_hash`` is :func:`pathgrade.core.provenance.config_hash` (the one the records'
+``provenance.config`` shortens); ``variables`` are the controlled variables every record's
+``provenance`` shares (the labels, the tools file's hash, the traces' model), ``labels``
+the labels given when the run was stored.
+
 Readers accept every ``schema_version`` up to :data:`STORE_SCHEMA_VERSION` (older manifests
-are upgraded in :func:`manifest_from_json`) and reject newer ones with a clear error.
+are upgraded in :func:`manifest_from_json`) and reject newer ones with a clear error. An
+optional field added later (``variables``) keeps the version: older manifests read without.
 """
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import orjson
 
 from pathgrade._version import __version__
 from pathgrade.core.errors import InputError
+from pathgrade.core.provenance import sha256_of
+from pathgrade.io.provenance import file_hash
+
+__all__ = [
+    "MANIFEST_KEY",
+    "STORE_SCHEMA_VERSION",
+    "Manifest",
+    "check_name",
+    "file_hash",
+    "manifest_from_json",
+    "now_utc",
+    "parse_labels",
+    "text_hash",
+]
 
 #: The layout this pathgrade writes; every earlier one still reads.
 STORE_SCHEMA_VERSION = 1
@@ -63,22 +82,9 @@ def parse_labels(items: list[str] | tuple[str, ...]) -> dict[str, str]:
     return labels
 
 
-def file_hash(path: str | Path) -> str:
-    """``sha256:<hex>`` of a file's bytes."""
-    digest = hashlib.sha256()
-    try:
-        with Path(path).open("rb") as handle:
-            for block in iter(lambda: handle.read(1 << 20), b""):
-                digest.update(block)
-    except OSError as error:
-        raise InputError(f"cannot read input file: {error.strerror}", file=str(path)) from None
-    return f"sha256:{digest.hexdigest()}"
-
-
 def text_hash(text: str | bytes) -> str:
     """``sha256:<hex>`` of a canonical text (a config serialised as JSON, say)."""
-    data = text.encode("utf-8") if isinstance(text, str) else text
-    return f"sha256:{hashlib.sha256(data).hexdigest()}"
+    return sha256_of(text)
 
 
 @dataclass(frozen=True)
@@ -95,6 +101,7 @@ class Manifest:
     labels: Mapping[str, str] = field(default_factory=dict)
     summary: Mapping[str, Any] = field(default_factory=dict)
     schema_version: int = STORE_SCHEMA_VERSION
+    variables: Mapping[str, str] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -105,6 +112,7 @@ class Manifest:
             "config_hash": self.config_hash,
             "inputs": dict(self.inputs),
             "labels": dict(self.labels),
+            "variables": dict(self.variables),
             "runs": self.runs,
             "metrics": dict(self.metrics),
             "summary": dict(self.summary),
@@ -128,7 +136,7 @@ def manifest_from_json(raw: bytes, *, file: str) -> Manifest:
     if not isinstance(doc, dict):
         raise InputError("run manifest is not a JSON object", file=file)
     version = doc.get("schema_version")
-    if not isinstance(version, int) or version < 1:
+    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
         raise InputError(
             f"run manifest has no valid schema_version (got {version!r})",
             file=file,
@@ -144,15 +152,58 @@ def manifest_from_json(raw: bytes, *, file: str) -> Manifest:
     for key in ("name", "metrics"):
         if key not in doc:
             raise InputError("run manifest misses a required field", file=file, field=key)
+    runs = doc.get("runs", 0)
+    if not isinstance(runs, int) or isinstance(runs, bool) or runs < 0:
+        _wrong_type("runs", "a non-negative integer", runs, file)
+    summary = doc.get("summary") or {}
+    if not isinstance(summary, dict):
+        _wrong_type("summary", "an object", summary, file)
+    config = doc.get("config_hash")
+    if config is not None and not isinstance(config, str):
+        _wrong_type("config_hash", "a string or null", config, file)
     return Manifest(
-        name=str(doc["name"]),
-        runs=int(doc.get("runs", 0)),
-        metrics={str(k): str(v) for k, v in dict(doc["metrics"]).items()},
-        created=str(doc.get("created") or ""),
-        pathgrade_version=str(doc.get("pathgrade_version") or "unknown"),
-        config_hash=doc.get("config_hash"),
-        inputs={str(k): str(v) for k, v in dict(doc.get("inputs") or {}).items()},
-        labels={str(k): str(v) for k, v in dict(doc.get("labels") or {}).items()},
-        summary=dict(doc.get("summary") or {}),
+        name=_text(doc, "name", file),
+        runs=runs,
+        metrics=_text_map(doc, "metrics", file),
+        created=_text(doc, "created", file),
+        pathgrade_version=_text(doc, "pathgrade_version", file) or "unknown",
+        config_hash=config,
+        inputs=_text_map(doc, "inputs", file),
+        labels=_text_map(doc, "labels", file),
+        summary=summary,
         schema_version=version,
+        variables=_text_map(doc, "variables", file),
     )
+
+
+def _wrong_type(key: str, expected: str, got: object, file: str) -> NoReturn:
+    raise InputError(
+        f"run manifest: expected {expected}, got {type(got).__name__}", file=file, field=key
+    )
+
+
+def _text(doc: Mapping[str, Any], key: str, file: str) -> str:
+    """A string field of a manifest (null or absent: ``""``)."""
+    value = doc.get(key)
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        _wrong_type(key, "a string", value, file)
+    return value
+
+
+def _text_map(doc: Mapping[str, Any], key: str, file: str) -> dict[str, str]:
+    """An object field of a manifest whose values are strings (null or absent: ``{}``)."""
+    value = doc.get(key)
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        _wrong_type(key, "an object", value, file)
+    for item, text in value.items():
+        if not isinstance(text, str):
+            raise InputError(
+                f"run manifest: expected a string, got {type(text).__name__}",
+                file=file,
+                field=f"{key}.{item}",
+            )
+    return dict(value)

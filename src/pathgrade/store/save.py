@@ -8,18 +8,14 @@ from typing import Any
 
 from pathgrade.core.config import ScoringConfig
 from pathgrade.core.errors import InputError
+from pathgrade.core.provenance import common_variables, config_hash, records_provenance
 from pathgrade.core.results import ScoreResult
 from pathgrade.core.types import Case, Run
 from pathgrade.io.results import read_results, records_jsonl
 from pathgrade.io.results.reader import jsonl_records
-from pathgrade.store.manifest import Manifest, check_name, file_hash, now_utc, text_hash
+from pathgrade.store.manifest import Manifest, check_name, file_hash, now_utc
 from pathgrade.store.runs import Progress, RunStore
 from pathgrade.store.table import kinds_of, trace_of
-
-
-def config_hash(config: ScoringConfig) -> str:
-    """``sha256:`` of the effective scoring configuration (canonical JSON)."""
-    return text_hash(config.model_dump_json())
 
 
 def save_scored(
@@ -43,8 +39,10 @@ def save_scored(
         runs: the runs that were scored, in the same order, to keep the trace excerpts
             (steps, arguments, answers, retrieved lists) the HTML report shows.
         cases: the cases by id, for the chosen reference path, gold answers and evidence.
-        config: the scoring configuration (hashed into the manifest).
-        labels: free labels (git commit, model, prompt version, ...).
+        config: the scoring configuration (hashed into the manifest:
+            :func:`pathgrade.core.provenance.config_hash`, as the records' provenance).
+        labels: free labels (git commit, model, prompt version, ...); the controlled
+            variables the manifest keeps are the records' (their ``provenance``).
         inputs: input files whose hashes go into the manifest (cases, runs, config, tools).
         summary: the run summary to keep (default: ``result.summary()``).
         store: the store folder or a :class:`RunStore` (default: see :func:`store_path`).
@@ -77,6 +75,7 @@ def save_scored(
         inputs={str(p): file_hash(p) for p in inputs},
         labels=dict(labels or {}),
         summary=dict(summary if summary is not None else result.summary()),
+        variables=_variables(records),
     )
     return target.save(manifest, records, traces, progress=progress)
 
@@ -99,8 +98,19 @@ def save_records(
         created=now_utc(),
         inputs={str(p): file_hash(p) for p in inputs},
         labels=dict(labels or {}),
+        variables=_variables(records),
     )
     return target.save(manifest, records)
+
+
+def _variables(records: Sequence[Mapping[str, Any]]) -> dict[str, str]:
+    """The controlled variables every record's ``provenance`` shares (the manifest's)."""
+    distinct: list[object] = []  # records of one scoring have one, or one per model
+    for record in records:
+        raw = record.get("provenance")
+        if raw not in distinct:
+            distinct.append(raw)
+    return common_variables(records_provenance([{"provenance": raw}]) for raw in distinct)
 
 
 def resolve_results(

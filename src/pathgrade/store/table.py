@@ -4,14 +4,16 @@ One row per scored run: the fields of its record (:mod:`pathgrade.io.results.sch
 flattened. Metric values are typed columns ``metrics.<name>`` (``null`` = undefined), so
 DuckDB can aggregate them across runs; defects, alignment, usage and the trace excerpt the
 report shows are JSON text columns, with a few flat summaries beside them (``defect_kinds``,
-``penalty_total``, ``tools``, ``n_match`` ...) for filtering in SQL. Records read back come
-in the schema's field order.
+``penalty_total``, ``tools``, ``n_match`` ...) for filtering in SQL; ``provenance`` is the
+record's provenance as JSON text (null: not recorded; stores written before it have no such
+column). Records read back come in the schema's field order (without ``provenance`` when
+none was recorded).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, cast
+from typing import Any, get_args
 
 import orjson
 import pyarrow as pa
@@ -24,7 +26,7 @@ METRIC_PREFIX = "metrics."
 #: Characters of a step output or an answer kept in the trace excerpt.
 MAX_TEXT = 2000
 _OPS = ("match", "substitution", "insertion", "deletion")
-_KINDS = ("rate", "bool", "count", "score")
+_KINDS: tuple[MetricKind, ...] = get_args(MetricKind)
 
 
 def _dumps(value: Any) -> str:
@@ -116,7 +118,21 @@ def records_table(
     columns["defects"] = pa.array([_dumps(ds) for ds in defects], pa.string())
     columns["alignment"] = pa.array([_dumps(al) for al in alignment], pa.string())
     columns["trace"] = pa.array([None if t is None else _dumps(t) for t in trace_list], pa.string())
+    columns["provenance"] = pa.array(_provenance_texts(records), pa.string())
     return pa.table(columns)
+
+
+def _provenance_texts(records: Sequence[Mapping[str, Any]]) -> list[str | None]:
+    """Each record's provenance as JSON text (made once per distinct value)."""
+    texts: list[str | None] = []
+    last: Any = None
+    text: str | None = None
+    for record in records:
+        raw = record.get("provenance")
+        if raw is not last and raw != last:
+            last, text = raw, None if raw is None else _dumps(raw)
+        texts.append(text)
+    return texts
 
 
 def _as_float(value: Any) -> float | None:
@@ -150,8 +166,10 @@ def table_records(
             "defects": _loads(row.get("defects"), []),
             "alignment": _loads(row.get("alignment"), []),
             "usage": _loads(row.get("usage"), {}),
+            "provenance": _loads(row.get("provenance"), None),
         }
-        records.append({name: fields[name] for name in RECORD_FIELDS})  # the schema's order
+        # The schema's order; a provenance is kept only when one was recorded.
+        records.append({n: fields[n] for n in RECORD_FIELDS if n != "provenance" or fields[n]})
         trace = row.get("trace")
         traces.append(None if trace is None else _loads(trace, {}))
     return records, traces
@@ -160,7 +178,7 @@ def table_records(
 def _typed(value: float | None, kind: str) -> float | int | bool | None:
     if value is None:
         return None
-    return json_value(value, cast(MetricKind, kind if kind in _KINDS else "score"))
+    return json_value(value, kind if kind in _KINDS else "score")
 
 
 def _loads(text: str | None, default: Any) -> Any:

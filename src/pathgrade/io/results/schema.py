@@ -11,6 +11,10 @@ Versions: a record of a newer ``schema_version`` than :data:`SCHEMA_VERSION` is 
 with a one-line error (file, line, field ``schema_version``); a record without one is of
 version 1. When a version 2 changes a field, its reader upgrades older records before
 validating them (as inspect_ai's log model does), so every earlier version still reads.
+A field *added* as optional keeps the version (inspect_ai's rule): ``provenance`` came
+this way, so a version 1 record without it still reads (its provenance is unknown:
+``compare`` says comparability is unchecked), and an older pathgrade reading a record
+with it ignores the field it does not know.
 
 Example (one line of a results file, shown wrapped)::
 
@@ -21,7 +25,9 @@ Example (one line of a results file, shown wrapped)::
      "alignment":[{"op":"match","agent_step":0,"reference_step":0,"tool_match":true,
                    "arguments_match":true,"agent":"lookup_order:A17",
                    "reference":"lookup_order:A17"}, ...],
-     "usage":{"steps":5,"tokens":3100.0,"cost":null,"latency_ms":7900.0}}
+     "usage":{"steps":5,"tokens":3100.0,"cost":null,"latency_ms":7900.0},
+     "provenance":{"semantics":2,"config":"sha256:1a2b3c4d5e6f7a8b","cases":"sha256:...",
+                   "pathgrade":"0.1.0","variables":{"model":"gpt-4o"}}}
 """
 
 from __future__ import annotations
@@ -94,6 +100,31 @@ class UsageRecord(msgspec.Struct, kw_only=True, frozen=True):
     latency_ms: Annotated[float | None, _doc("latency in milliseconds")] = None
 
 
+class ProvenanceRecord(msgspec.Struct, kw_only=True, frozen=True):
+    """How the run was measured and its controlled variables
+    (:class:`pathgrade.core.provenance.Provenance`); ``compare``, ``gate``, ``report`` and
+    ``ablation`` refuse sides measured differently."""
+
+    semantics: Annotated[
+        int | None, _doc("pathgrade's scoring-semantics version (SEMANTICS_VERSION)")
+    ] = None
+    config: Annotated[
+        str | None, _doc("sha256: of the effective scoring config without [compare], 16 hex")
+    ] = None
+    cases: Annotated[
+        str | None,
+        _doc("sha256: of the cases file read (API: the cases' JSON), 16 hex digits"),
+    ] = None
+    pathgrade: Annotated[str | None, _doc("the pathgrade version that scored")] = None
+    variables: Annotated[
+        dict[str, str],
+        _doc(
+            "controlled variables: --label NAME=VALUE, tool_schema (the --tools file's"
+            " hash), model (the run's trace); a label wins"
+        ),
+    ] = {}
+
+
 class ResultRecord(msgspec.Struct, kw_only=True):
     """Everything pathgrade says about one run (the fields in the order they are written)."""
 
@@ -118,6 +149,10 @@ class ResultRecord(msgspec.Struct, kw_only=True):
     ] = []
     alignment: Annotated[list[AlignedStepRecord], _doc("the winning alignment, in op order")] = []
     usage: Annotated[UsageRecord, _doc("effective usage totals")] = UsageRecord()
+    provenance: Annotated[
+        ProvenanceRecord | None,
+        _doc("how the run was measured, its controlled variables; absent: unknown (older files)"),
+    ] = None
 
 
 #: The record's keys, in the order they are written.

@@ -14,7 +14,9 @@ string kernels:
   over (:mod:`~pathgrade.io.results.details`); a result without them has each run's
   objects serialised by orjson;
 - a run's ``usage`` when it records none (no ``usage``, no step with tokens, cost or
-  latency) is its step count and three nulls; otherwise ``result.usage``.
+  latency) is its step count and three nulls; otherwise ``result.usage``;
+- ``provenance`` (last; only when the result records one, as :func:`pathgrade.score`'s
+  always do) is one text for all the runs, or one per distinct trace model.
 
 The in-memory command (``pathgrade score --out``, ``--json``, ``--save``) and every engine's
 partitions write through :func:`iter_records_jsonl`, so their records are the same bytes.
@@ -33,6 +35,7 @@ import orjson
 import pyarrow as pa
 
 from pathgrade.core.explanations import AlignmentColumns, DefectColumns
+from pathgrade.core.provenance import RecordProvenance
 from pathgrade.core.results import FloatArray, MetricKind, ScoreResult
 from pathgrade.core.types import Run
 from pathgrade.io.results.details import AlignmentText, DefectsText
@@ -111,6 +114,29 @@ class _ColumnDetails:
         return self._defects.runs(start, stop), alignment.runs(start, stop)
 
 
+class _ProvenanceText:
+    """Each run's ``,"provenance":{...}`` text: one for all the runs, or one per distinct
+    model the runs' traces record (made once each)."""
+
+    def __init__(self, provenance: RecordProvenance) -> None:
+        self._provenance = provenance
+        self._texts: dict[str | None, bytes] = {}
+
+    def _text(self, index: int) -> bytes:
+        model = self._provenance.model(index)
+        text = self._texts.get(model)
+        if text is None:
+            value = orjson.dumps(self._provenance(index).to_dict())
+            text = self._texts[model] = _key("provenance") + b":" + value
+        return text
+
+    def runs(self, start: int, stop: int) -> pa.Array | pa.Scalar:
+        """The texts of runs ``start`` to ``stop - 1``."""
+        if not self._provenance.models:
+            return text_piece(self._text(start))
+        return text_array([self._text(i) for i in range(start, stop)])
+
+
 def _key(name: str, first: bool = False) -> bytes:
     """``,"name"`` (``{"name"`` for the first key): a key of the record, checked against the
     schema, before its value's ``:``."""
@@ -136,6 +162,7 @@ def iter_records_jsonl(
     if result.defect_columns is not None and result.alignment_columns is not None:
         details = _ColumnDetails(result.defect_columns(), result.alignment_columns)
     usage = _Usage(result, runs)
+    provenance = None if result.provenance is None else _ProvenanceText(result.provenance)
     references = [None if i < 0 else i for i in result.reference_index.tolist()]
     metrics = [
         (text_piece((b"," if k else b"") + orjson.dumps(name)), values, result.kinds[name])
@@ -143,7 +170,7 @@ def iter_records_jsonl(
     ]
     for start in range(0, n, chunk_runs):
         stop = min(n, start + chunk_runs)
-        yield _chunk(result, start, stop, references, metrics, details, usage)
+        yield _chunk(result, start, stop, references, metrics, details, usage, provenance)
 
 
 def _chunk(
@@ -154,6 +181,7 @@ def _chunk(
     metrics: list[tuple[pa.Scalar, FloatArray, MetricKind]],
     details: _ColumnDetails | _ObjectDetails,
     usage: _Usage,
+    provenance: _ProvenanceText | None,
 ) -> bytes:
     """The records of runs ``start`` to ``stop - 1``."""
     dumps = orjson.dumps
@@ -182,6 +210,7 @@ def _chunk(
         alignment_texts,
         text_piece(_key("usage") + b":"),
         usage.runs(start, stop),
+        text_piece(b"") if provenance is None else provenance.runs(start, stop),
         text_piece(b"}\n"),
     ]
     lines = joined(pieces)

@@ -1,0 +1,106 @@
+"""Terminal tables of the ``pathgrade score`` summary over cases and its ``--by`` slices.
+
+Rendering only: the numbers are ``summary["by_case"]``, ``summary["interval"]`` and
+``summary["slices"]`` (:func:`pathgrade.stats.case_summary.summary_over_cases`). Slice keys
+are case data: never markup.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from rich import box
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from pathgrade.report.display import clip
+
+__all__ = ["render_case_table", "render_slices"]
+
+
+def _number(value: float | None) -> str:
+    if value is None:
+        return "-"
+    return f"{value:.3g}" if abs(value) >= 10 else f"{value:.3f}"
+
+
+def _interval(low: float | None, high: float | None) -> Text:
+    if low is None or high is None:
+        return Text("-", style="dim")
+    return Text(f"[{_number(low)}, {_number(high)}]")
+
+
+def _level(summary: Mapping[str, Any]) -> str:
+    interval = summary.get("interval") or {}
+    return f"{round(100 * float(interval.get('confidence', 0.95)), 1):g}%"
+
+
+def render_case_table(
+    console: Console, summary: Mapping[str, Any], better: Callable[[str], Text]
+) -> None:
+    """The headline table: per metric the mean of per-case means, its interval over cases,
+    cases, runs and undefined runs (``better``: which way is better, as a cell)."""
+    by_case: Mapping[str, Mapping[str, Any]] = summary["by_case"]
+    interval = summary.get("interval") or {}
+    cases = max((row["n_cases"] for row in by_case.values()), default=0)
+    level = _level(summary)
+    table = Table(
+        box=box.SIMPLE_HEAD,  # no column rules or edges: seven columns fit in 80
+        show_edge=False,
+        pad_edge=False,
+        title=f"Summary over {cases} cases ({summary.get('runs', 0)} runs)",
+    )
+    table.add_column("metric", no_wrap=True)
+    for header in ("mean", f"{level} CI", "cases", "runs", "undef."):
+        table.add_column(header, justify="right", no_wrap=True)
+    table.add_column("better", no_wrap=True)
+    for name, row in by_case.items():
+        table.add_row(
+            Text(clip(name)),
+            Text(_number(row["mean"])),
+            _interval(row["low"], row["high"]),
+            Text(str(row["n_cases"])),
+            Text(str(row["runs"])),
+            Text(str(row["undefined"])),
+            better(name),
+        )
+    console.print(table)
+    console.print(
+        Text(
+            f"mean of per-case means; {level} CI: bootstrap over cases"
+            f" ({interval.get('resamples', '?')} resamples, seed {interval.get('seed', '?')})",
+            style="dim",
+        )
+    )
+
+
+def render_slices(console: Console, summary: Mapping[str, Any]) -> None:
+    """One table per metric of ``summary["slices"]``; untested slices marked ``n < min_n``."""
+    slices = summary.get("slices")
+    if not slices:
+        return
+    min_n = slices["min_n"]
+    level = _level(summary)
+    for metric, rows in slices["metrics"].items():
+        table = Table(
+            title=Text(f"{clip(metric)} by {clip(str(slices['by']))}"),
+            caption=f"slices under {min_n} cases are shown without an interval",
+        )
+        for header in ("slice", "cases", "runs", "undefined", "mean", f"{level} CI"):
+            table.add_column(header, justify="left" if header == "slice" else "right")
+        for row in rows:
+            key = row["slice"]
+            low, high = row["ci"]
+            tested = bool(row["tested"])
+            table.add_row(
+                Text("(none)" if key is None else clip(str(key))),
+                Text(str(row["n_cases"])),
+                Text(str(row["runs"])),
+                Text(str(row["undefined"])),
+                Text(_number(row["mean"])),
+                _interval(low, high) if tested else Text(f"n < {min_n}", style="dim"),
+                style=None if tested else "dim",
+            )
+        console.print(table)
