@@ -1,6 +1,9 @@
 """A local OpenAI-compatible stub server (real HTTP on 127.0.0.1, port 0), shared by the judge
 tests and the replay endpoint-agent tests (fixtures ``stub`` and ``api_key``). No real network.
 
+Also the ``--fuzz-long`` option and the ``fuzz_settings`` fixture of the fuzz tests
+(``tests/fuzz/``).
+
 Rules match a request by a substring of its item-specific user message (the last user turn
 that is not a repair request; in a tool-calling loop, the case query) and, optionally, of its
 system message; each rule replays its replies in order and repeats the last one. A reply is a
@@ -20,6 +23,33 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, settings
+
+#: Examples per fuzz test (tests/fuzz/): bounded in CI, many more with ``--fuzz-long``.
+FUZZ_EXAMPLES = 30
+FUZZ_LONG_EXAMPLES = 3_000
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--fuzz-long",
+        action="store_true",
+        default=False,
+        help=f"run the fuzz tests (tests/fuzz/) with {FUZZ_LONG_EXAMPLES} examples each"
+        f" instead of {FUZZ_EXAMPLES}",
+    )
+
+
+@pytest.fixture
+def fuzz_settings(request: pytest.FixtureRequest) -> settings:
+    """Hypothesis settings for a fuzz test: apply to the test's inner ``@given`` function."""
+    long = bool(request.config.getoption("--fuzz-long"))
+    return settings(
+        max_examples=FUZZ_LONG_EXAMPLES if long else FUZZ_EXAMPLES,
+        deadline=None,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+    )
+
 
 API_KEY = "sk-test-SECRET-9f8e7d6c5b4a"
 USAGE = {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120}

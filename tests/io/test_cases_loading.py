@@ -46,14 +46,14 @@ def test_json_array_reports_the_line_of_the_bad_record(tmp_path: Path) -> None:
         (
             '{"case_id": "a", "reference": [{"tool": "x", "id": "s"}, {"tool": "y", "id": "s"}]}',
             1,
-            None,
-            "reference path 0 has duplicate step ids",
+            "reference[1].id",
+            "duplicate step id 's' in reference path 0",
         ),
         (
             '{"case_id": "a", "reference": ["x"], "references": [[{"tool": "y", "after": ["s"]}]]}',
             1,
-            None,
-            "reference path 1: step 'y' is 'after' unknown id 's'",
+            "references[0][0].after",
+            "step 'y' is 'after' unknown id 's' (no step of reference path 1",
         ),
     ],
 )

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import json
+import math
 from pathlib import Path
 
 import pytest
 
+from pathgrade.cli.main import main
 from pathgrade.core.errors import InputError
 from pathgrade.io.trec import read_parent_map, read_qrels, read_run
 
@@ -64,7 +67,9 @@ def test_bad_qrels_one_line_error(tmp_path: Path, text: str, pattern: str) -> No
     [
         ("q1 Q0 d1 1\n", r"run:1: expected 'qid Q0 docno rank score"),
         ("q1 Q0 d1 1 0.5 t\nq1 Q0 d2 2 abc t\n", r"run:2: score must be a number"),
-        ("q1 Q0 d1 1 nan t\n", r"run:1: score must be a number"),
+        ("q1 Q0 d1 1 nan t\n", r"run:1: score must be a finite number"),
+        ("q1 Q0 d1 1 inf t\n", r"run:1: score must be a finite number"),
+        ("q1 Q0 d1 1 -Infinity t\n", r"run:1: score must be a finite number"),
     ],
 )
 def test_bad_run_one_line_error(tmp_path: Path, text: str, pattern: str) -> None:
@@ -111,3 +116,65 @@ def test_parent_map(tmp_path: Path) -> None:
     bad = write(tmp_path, "bad", "c p1\nc p2\n")
     with pytest.raises(InputError, match=r"bad:2: chunk 'c' has two parents"):
         read_parent_map(bad)
+
+
+def test_a_byte_order_mark_is_not_part_of_the_first_query_id(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """qrels q1: {d1: 1, d2: 1}, run q1: [d1, d3], both files written with a UTF-8 BOM.
+    nDCG@10 = 1 / (1 + 1/log2(3)) = 0.6131; with the BOM kept, the first line of each file
+    was query '\\ufeffq1' (gold d1, run d1: 1.0) and q1 scored 0: a mean of 0.5, exit 0."""
+    qrels, run = tmp_path / "qrels", tmp_path / "run"
+    qrels.write_bytes(b"\xef\xbb\xbfq1 0 d1 1\nq1 0 d2 1\n")
+    run.write_bytes(b"\xef\xbb\xbfq1 Q0 d1 1 2.0 sys\nq1 Q0 d3 2 1.0 sys\n")
+    assert read_qrels(qrels) == {"q1": {"d1": 1.0, "d2": 1.0}}
+    assert read_run(run).run == {"q1": {"d1": 2.0, "d3": 1.0}}
+    assert main(["retrieval", str(qrels), str(run), "-m", "ndcg@10", "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out)["summary"]
+    assert summary["ndcg@10"] == pytest.approx(1 / (1 + 1 / math.log2(3)))  # 0.6131
+    golden = Path(__file__).parents[1] / "golden" / "trec_eval" / "qrels.test"
+    with_bom = tmp_path / "qrels.test"
+    with_bom.write_bytes(b"\xef\xbb\xbf" + golden.read_bytes())
+    assert read_qrels(with_bom) == read_qrels(golden)
+    jsonl = write(tmp_path, "q.jsonl", '{"query_id": "q1", "gold": ["d1"]}\n')
+    jsonl.write_bytes(b"\xef\xbb\xbf" + jsonl.read_bytes())
+    assert read_qrels(jsonl) == {"q1": {"d1": 1.0}}
+
+
+@pytest.mark.parametrize("text", ["", "\n\n", "# only a comment\n", "\xef\xbb\xbf"])
+def test_empty_qrels_and_run_files_are_errors(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str
+) -> None:
+    empty = tmp_path / "empty"
+    empty.write_bytes(text.encode("latin-1"))
+    with pytest.raises(InputError, match="no judgments: the qrels file is empty"):
+        read_qrels(empty)
+    with pytest.raises(InputError, match="no results: the run file is empty"):
+        read_run(empty)
+    golden = Path(__file__).parents[1] / "golden" / "trec_eval"
+    for argv in (
+        [str(empty), str(golden / "results.trunc")],
+        [str(golden / "qrels.test"), str(empty)],
+    ):
+        assert main(["retrieval", *argv]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and str(empty) in err and "Traceback" not in err
+
+
+def test_trec_lines_are_bounded_and_split_on_newlines_only(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = write(tmp_path, "qrels", "q1 0 d\u20281 1\nq1 0 d2\t1\r\n")
+    assert read_qrels(path) == {"q1": {"d\u20281": 1.0, "d2": 1.0}}
+    # a no-break space inside a docno does not shift the score column (was: docno 'd', 1.0)
+    run = write(tmp_path, "run", "q1 Q0 d\xa0x 1 2.5 sys\n")
+    assert read_run(run).run == {"q1": {"d\xa0x": 2.5}}
+    monkeypatch.setenv("PATHGRADE_MAX_LINE_BYTES", "1000")
+    with pytest.raises(InputError, match="line longer than 1,000 bytes") as info:
+        read_qrels("/dev/zero")
+    assert info.value.line == 1
+    bad = tmp_path / "latin1"
+    bad.write_bytes(b"q1 0 d1 1\nq1 0 caf\xe9 1\n")
+    with pytest.raises(InputError, match="not UTF-8") as info:
+        read_qrels(bad)
+    assert info.value.line == 2

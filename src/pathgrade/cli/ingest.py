@@ -8,6 +8,7 @@ from typing import Annotated
 
 import typer
 
+from pathgrade.cli.outputs import check_output_file
 from pathgrade.io.ingest import (
     DEFAULT_CASE_ID_ATTRIBUTE,
     FORMATS,
@@ -42,6 +43,7 @@ def ingest_command(
 ) -> None:
     """Read agent traces (OpenTelemetry GenAI, OpenInference, OpenAI messages, LangChain /
     LangSmith, tau-bench) and write one run per trace as runs JSONL."""
+    check_output_file(out, "--out")
     options = IngestOptions(
         case_id_attribute=case_id_attribute,
         case_map=load_case_map(case_map) if case_map else {},
@@ -56,8 +58,12 @@ def ingest_command(
             f" (attribute {case_id_attribute!r}, no --case-map entry): used the trace id",
             file=sys.stderr,
         )
-    print(
-        f"pathgrade: {count} run(s) written"
-        + (f", {len(options.skipped)} skipped" if options.skipped else ""),
-        file=sys.stderr,
-    )
+    print(f"pathgrade: {count} run(s) written{_skipped(options)}", file=sys.stderr)
+
+
+def _skipped(options: IngestOptions) -> str:
+    """The summary's skip count: bad lines, each once (its first error is printed)."""
+    if not options.skipped:
+        return ""
+    more = f"; {options.repeats} more error(s) on those lines" if options.repeats else ""
+    return f", {len(options.skipped)} skipped (bad lines{more})"

@@ -1,7 +1,11 @@
 """``pathgrade judge`` and ``pathgrade judge-agreement``: fill judged labels; check the judge.
 
 The API key is read from ``PATHGRADE_JUDGE_API_KEY`` only (never an option: command lines are
-visible to other users) and is never printed or written.
+visible to other users) and is never printed or written: the judged runs, ``--record``,
+``--log`` and the summary all pass through the client's
+:class:`~pathgrade.judge.redact.Redactor` (the key and the base URL's credentials, in raw,
+JSON-escaped and URL-encoded forms), and the base URL is printed without credentials.
+Item names and metric names (data) are printed through :func:`pathgrade.report.display.clip`.
 """
 
 from __future__ import annotations
@@ -18,7 +22,9 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
+from rich.text import Text
 
+from pathgrade.cli.outputs import check_output_file
 from pathgrade.io.cases import load_cases, load_runs
 from pathgrade.judge.agreement import judge_agreement
 from pathgrade.judge.cache import JudgeCache, Recording
@@ -28,6 +34,7 @@ from pathgrade.judge.files import Chunks, load_chunks, write_jsonl, write_runs
 from pathgrade.judge.fill import FillOptions, FillResult, fill_runs
 from pathgrade.judge.rubric import DEFAULT_RUBRIC, load_rubric
 from pathgrade.judge.summary import OFFLINE_NOTICE, summarize
+from pathgrade.report.display import clip
 
 
 def _quiet() -> bool:
@@ -89,7 +96,16 @@ def judge_command(
         str | None, typer.Option("--model-version", help="Version tag for the cache key.")
     ] = None,
     timeout: Annotated[
-        float | None, typer.Option("--timeout", min=0.001, help="Seconds per attempt.")
+        float | None,
+        typer.Option("--timeout", min=0.001, help="Seconds each read of an attempt may take."),
+    ] = None,
+    deadline: Annotated[
+        float | None,
+        typer.Option("--deadline", min=0.001, help="Seconds one attempt may take in all (60)."),
+    ] = None,
+    max_response_bytes: Annotated[
+        int | None,
+        typer.Option("--max-response-bytes", min=1, help="Largest decoded reply body (10 MiB)."),
     ] = None,
     max_retries: Annotated[
         int | None, typer.Option("--max-retries", min=0, help="Retries on 429/5xx/timeouts.")
@@ -104,12 +120,16 @@ def judge_command(
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
 ) -> None:
     """Fill claims, citation entailment, rubric scores and goal success with an LLM judge."""
+    for path, option in ((out, "--out"), (record, "--record"), (log, "--log")):
+        check_output_file(path, option)  # before any judge call, not after
     config = _config(
         offline is not None,
         base_url=base_url,
         model=model,
         model_version=model_version,
         timeout=timeout,
+        deadline=deadline,
+        max_response_bytes=max_response_bytes,
         max_retries=max_retries,
         backoff_base=backoff,
         concurrency=concurrency,
@@ -144,12 +164,13 @@ def judge_command(
             )
 
         result = asyncio.run(_run(client, fill))
-    write_runs(out, result.runs)
+    redact = client.redactor  # every sink: judged runs, recording, log, summary
+    write_runs(out, result.runs, redact)
     if record is not None:
-        write_jsonl(record, result.recording())
+        write_jsonl(record, result.recording(), redact)
     if log is not None:
-        write_jsonl(log, [c.to_dict() for o in result.outcomes for c in o.calls])
-    document = summarize(cases_by_id, result, client)
+        write_jsonl(log, [c.to_dict() for o in result.outcomes for c in o.calls], redact)
+    document = redact(summarize(cases_by_id, result, client))
     document["output"] = str(out)
     if as_json:
         sys.stdout.buffer.write(orjson.dumps(document, option=orjson.OPT_INDENT_2) + b"\n")
@@ -177,8 +198,9 @@ def _render(console: Console, doc: dict[str, Any]) -> None:
         table.add_column(column, justify="left" if column == "metric" else "right")
     for name, row in doc["metrics"].items():
         table.add_row(
-            name, _fmt(row["mean"]), str(row["n"]), str(row["undefined"]), str(row["not_computed"])
-        )
+            Text(clip(name)), _fmt(row["mean"]), str(row["n"]), str(row["undefined"]),
+            str(row["not_computed"]),
+        )  # fmt: skip
     console.print(table)
     if doc["judged_trajectory"]["n"]:
         trajectory = doc["judged_trajectory"]
@@ -201,7 +223,8 @@ def _render(console: Console, doc: dict[str, Any]) -> None:
         line += f"{cache['hits'] + cache['misses']})"
     console.print(line, markup=False)
     for error in doc["errors"][:20]:
-        console.print(f"  judge_error {error['item']}: {error['judge_error']}", markup=False)
+        item, message = clip(error["item"]), clip(error["judge_error"], 240)
+        console.print(f"  judge_error {item}: {message}", markup=False)
     if len(doc["errors"]) > 20:
         console.print(f"  ... {len(doc['errors']) - 20} more (see --json)", markup=False)
     console.print(f"wrote {doc['output']}", markup=False)
@@ -225,13 +248,14 @@ def judge_agreement_command(
         table.add_column(column, justify="left" if column == "field" else "right")
     for row in report["fields"]:
         table.add_row(
-            row["field"], str(row["n"]), str(row["missing"]), _fmt(row["observed_agreement"]),
-            _fmt(row["cohen_kappa"]), _fmt(row["krippendorff_alpha"]),
+            Text(clip(row["field"])), str(row["n"]), str(row["missing"]),
+            _fmt(row["observed_agreement"]), _fmt(row["cohen_kappa"]),
+            _fmt(row["krippendorff_alpha"]),
         )  # fmt: skip
     console.print(table)
     for row in report["fields"]:
         labels_ = row["labels"]
-        console.print(f"{row['field']} (rows expert, columns judge):", markup=False)
+        console.print(f"{clip(row['field'])} (rows expert, columns judge):", markup=False)
         console.print("  " + " ".join(f"{x:>14}" for x in ["", *labels_]), markup=False)
         for name, counts in zip(labels_, row["confusion"], strict=True):
             cells = " ".join(f"{c:>14}" for c in counts)

@@ -21,7 +21,15 @@ app = typer.Typer(
 )
 
 
+_registered = False
+
+
 def _register() -> None:
+    """Add every command to the app, once: later calls do nothing (in-process callers of
+    :func:`main` would otherwise add each command again on every call)."""
+    global _registered
+    if _registered:
+        return
     # Imported here so that `import pathgrade.cli.main` does no work at import time beyond
     # building the app; each module adds one command.
     from pathgrade.cli import score as _score
@@ -57,6 +65,7 @@ def _register() -> None:
 
     app.command("report")(_report.report_command)
     app.add_typer(_runs.app, name="runs")
+    _registered = True
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -18,6 +18,7 @@ from typing import Annotated
 import orjson
 import typer
 
+from pathgrade.cli.outputs import check_output_file
 from pathgrade.core.config import CALL_MODES
 from pathgrade.core.errors import InputError
 from pathgrade.core.types import Run
@@ -25,6 +26,7 @@ from pathgrade.io.cases import load_cases, load_runs
 from pathgrade.io.config import load_config
 from pathgrade.io.ingest import write_runs
 from pathgrade.io.tools import load_tools
+from pathgrade.judge.http import DEFAULT_DEADLINE, DEFAULT_MAX_RESPONSE_BYTES
 from pathgrade.openai_compat import RetryPolicy
 from pathgrade.plugins import argument_matchers
 from pathgrade.replay import (
@@ -39,6 +41,7 @@ from pathgrade.replay import (
 )
 from pathgrade.replay.loader import load_agent
 from pathgrade.replay.tool_loop import DEFAULT_MAX_TURNS
+from pathgrade.report.display import clip
 
 
 class OnUnrecorded(StrEnum):
@@ -79,8 +82,18 @@ def replay_command(
         int, typer.Option("--max-turns", help="Most model calls per run (--endpoint).")
     ] = DEFAULT_MAX_TURNS,
     timeout: Annotated[
-        float, typer.Option("--timeout", help="Seconds per HTTP attempt (--endpoint).")
+        float, typer.Option("--timeout", help="Seconds each read may take (--endpoint).")
     ] = 60.0,
+    deadline: Annotated[
+        float,
+        typer.Option("--deadline", help="Seconds one HTTP attempt may take in all (--endpoint)."),
+    ] = DEFAULT_DEADLINE,
+    max_response_bytes: Annotated[
+        int,
+        typer.Option(
+            "--max-response-bytes", help="Largest decoded reply body in bytes (--endpoint)."
+        ),
+    ] = DEFAULT_MAX_RESPONSE_BYTES,
     max_retries: Annotated[
         int,
         typer.Option("--max-retries", help="Retries on 429/5xx/timeouts (--endpoint)."),
@@ -111,6 +124,7 @@ def replay_command(
     label: Annotated[str, typer.Option("--label", help="Suffix of replayed run ids.")] = "replay",
 ) -> None:
     """Run an agent against frozen tool outputs recorded in RUNS; write the replayed runs."""
+    check_output_file(out, "--out")
     if (agent is None) == (endpoint is None):
         raise InputError("give exactly one of --agent and --endpoint", field="--agent")
     if agent is not None:
@@ -154,7 +168,13 @@ def replay_command(
         replayed = replay_with(load_agent(agent))
     else:
         settings = EndpointConfig.from_env(
-            endpoint or "", model or "", seed=seed, timeout=timeout, retry=_retry(max_retries)
+            endpoint or "",
+            model or "",
+            seed=seed,
+            timeout=timeout,
+            deadline=deadline,
+            max_response_bytes=max_response_bytes,
+            retry=_retry(max_retries),
         )
         schemas = function_tools(load_tools(tools)) if tools else tools_from_runs(recorded)
         prompt = _read_text(system, "--system") if system else None
@@ -199,6 +219,7 @@ def _endpoint_summary(replayed: list[Run]) -> None:
     )
     failed = [(r, n) for r, n in zip(replayed, notes, strict=True) if n.get("stopped") == "error"]
     for run, note in failed:
-        print(f"pathgrade: endpoint error: {run.run_id}: {note.get('error')}", file=sys.stderr)
+        name, error = clip(str(run.run_id)), clip(str(note.get("error")), 240)
+        print(f"pathgrade: endpoint error: {name}: {error}", file=sys.stderr)
     if failed:
         raise typer.Exit(1)

@@ -12,6 +12,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from pathgrade.cli.outputs import check_output_dir
 from pathgrade.core.errors import InputError
 from pathgrade.io.splits import read_case_objects, write_splits
 from pathgrade.stats.splits import (
@@ -64,6 +65,7 @@ def split_command(
     ] = False,
 ) -> None:
     """Split cases into train/dev/test so that no group crosses splits; check for leakage."""
+    check_output_dir(out, "--out")
     shares = _ratios(ratios)
     names = split_names(len(shares))
     loaded = read_case_objects(cases)

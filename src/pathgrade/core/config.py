@@ -1,7 +1,8 @@
 """Scoring configuration: penalties, weights, budgets, tool kinds and argument matching.
 
 Plain typed values with the defaults written next to each field; loading TOML lives in
-:mod:`pathgrade.io.config`. Unknown keys are an error.
+:mod:`pathgrade.io.config`. Unknown keys are an error, and so is a number that is not finite
+(``inf``, ``nan``).
 """
 
 from __future__ import annotations
@@ -20,7 +21,9 @@ FuzzyScorer = Literal["token_set_ratio", "token_sort_ratio", "ratio", "partial_r
 
 
 class _Config(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # Every number is finite: an infinite penalty makes path_score undefined, a NaN
+    # tolerance never matches.
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
 
 class FieldMatch(_Config):
@@ -118,10 +121,14 @@ class RetrievalLayer(_Config):
 
 
 class AnswerLayer(_Config):
-    """The answer layer: tolerance of ``numeric_match``."""
+    """The answer layer: tolerance of ``numeric_match``; which rubric dimensions become
+    columns (``rubric_dimensions`` when given, else the first ``max_rubric_dimensions`` seen;
+    the rest are counted in ``rubric_other``, :mod:`pathgrade.metrics.answer.rubric_columns`)."""
 
     abs_tol: float = Field(default=0.0, ge=0)
     rel_tol: float = Field(default=1e-6, ge=0)
+    rubric_dimensions: tuple[str, ...] = ()
+    max_rubric_dimensions: int = Field(default=20, ge=0)
 
 
 class CompareConfig(_Config):

@@ -7,6 +7,13 @@ data goes in ``metadata``.
 A step may be written as the string shorthand ``"tool:arg"``: ``"refund:A17"`` is tool
 ``refund`` with the single positional argument ``"A17"`` (``arguments == ["A17"]``), and a
 string without a colon is a call with no arguments (``{}``; ``null`` and ``[]`` mean the same).
+
+Types are strict at the boundary: ``true`` is not a number and ``1`` is not a boolean; numbers
+are finite; integers fit in 64 bits, and counts (``trial``, budgets' ``steps``, a citation's
+``claim``; not ``turn``) are at least 0; free-form values (arguments, outputs, metadata,
+states) nest at most 128 levels (:mod:`pathgrade.core.nesting`). A problem that involves
+several fields (a step ``after`` an unknown id) is a :class:`FieldError` naming the field it
+is found in (``reference[2].after``).
 """
 
 from __future__ import annotations
@@ -21,10 +28,13 @@ from pydantic import (
     ConfigDict,
     Discriminator,
     Field,
+    Strict,
     Tag,
     field_validator,
     model_validator,
 )
+
+from pathgrade.core.nesting import check_nesting
 
 #: A name that recurs across many records (a tool, a case id): interned when validated, so
 #: equal names share one string object (less memory; dictionary look-ups that compare by
@@ -32,7 +42,33 @@ from pydantic import (
 Name = Annotated[str, AfterValidator(sys.intern)]
 OrderMode = Literal["total", "partial", "none"]
 ToolKind = Literal["read", "write"]
-Arguments = dict[str, Any] | list[Any]
+#: Free-form JSON (arguments, outputs, metadata, states): any value nesting at most
+#: :data:`~pathgrade.core.nesting.MAX_DEPTH` levels (deeper could be read, but not stored,
+#: reported or scored: orjson writes at most 254 levels).
+Free = Annotated[Any, AfterValidator(check_nesting)]
+FreeObject = Annotated[dict[str, Any], AfterValidator(check_nesting)]
+Arguments = Annotated[dict[str, Any] | list[Any], AfterValidator(check_nesting)]
+#: The largest integer a field holds (it is stored as a signed 64-bit integer).
+INT64_MAX = (1 << 63) - 1
+#: A count or an index: an integer (not a boolean, not a float) from 0 to ``INT64_MAX``.
+Count = Annotated[int, Strict(), Field(ge=0, le=INT64_MAX)]
+#: A signed 64-bit integer (not a boolean, not a float).
+Int64 = Annotated[int, Strict(), Field(ge=-INT64_MAX - 1, le=INT64_MAX)]
+#: An amount (tokens, cost, milliseconds): a finite number >= 0 (an integer is accepted).
+Amount = Annotated[float, Strict(), Field(ge=0, allow_inf_nan=False)]
+#: A finite number (an integer is accepted; a boolean is not).
+Number = Annotated[float, Strict(), Field(allow_inf_nan=False)]
+#: ``true`` or ``false``, nothing else.
+Flag = Annotated[bool, Strict()]
+
+
+class FieldError(ValueError):
+    """A problem of a record that involves several of its fields, found in ``field`` (a path
+    relative to the record, such as ``reference[2].after``)."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(message)
+        self.field = field
 
 
 class _Strict(BaseModel):
@@ -48,22 +84,22 @@ class Step(_Strict):
 
     tool: Name = Field(min_length=1)
     arguments: Arguments = Field(default_factory=dict)
-    output: Any = None
+    output: Free = None
     error: str | None = None
     id: str | None = None
     after: tuple[str, ...] = ()
-    latency_ms: float | None = Field(default=None, ge=0)
-    tokens: float | None = Field(default=None, ge=0)
-    cost: float | None = Field(default=None, ge=0)
+    latency_ms: Amount | None = None
+    tokens: Amount | None = None
+    cost: Amount | None = None
     #: Provenance from ingested traces: the tool call id, the parent call/agent span id, the
     #: turn (same-turn parallel calls share it), unix start/end seconds, the raw argument text.
     call_id: str | None = None
     parent: str | None = None
-    turn: int | None = None
-    start_time: float | None = None
-    end_time: float | None = None
+    turn: Int64 | None = None  # a negative turn is a group of its own (docs/trajectory.md)
+    start_time: Number | None = None
+    end_time: Number | None = None
     raw_arguments: str | None = None
-    metadata: dict[str, Any] = Field(default_factory=dict)
+    metadata: FreeObject = Field(default_factory=dict)
 
     @model_validator(mode="before")
     @classmethod
@@ -108,18 +144,18 @@ def format_step(step: Step) -> str:
 class Budget(_Strict):
     """Limits for one run; each is optional. A run is over budget when it exceeds any."""
 
-    steps: int | None = Field(default=None, ge=0)
-    tokens: float | None = Field(default=None, ge=0)
-    cost: float | None = Field(default=None, ge=0)
-    latency_ms: float | None = Field(default=None, ge=0)
+    steps: Count | None = None
+    tokens: Amount | None = None
+    cost: Amount | None = None
+    latency_ms: Amount | None = None
 
 
 class Usage(_Strict):
     """Totals the harness recorded for a run (preferred over the sums of per-step values)."""
 
-    tokens: float | None = Field(default=None, ge=0)
-    cost: float | None = Field(default=None, ge=0)
-    latency_ms: float | None = Field(default=None, ge=0)
+    tokens: Amount | None = None
+    cost: Amount | None = None
+    latency_ms: Amount | None = None
 
 
 _STEP_ID = attrgetter("id")
@@ -145,11 +181,11 @@ class Case(_Strict):
     forbidden_actions: tuple[Step, ...] = ()
     tool_kinds: dict[str, ToolKind] = Field(default_factory=dict)
     gold_answer: str | tuple[str, ...] | None = None
-    answerable: bool = True
-    gold_evidence: tuple[str, ...] | dict[str, float] | None = None
-    metadata: dict[str, Any] = Field(default_factory=dict)
+    answerable: Flag = True
+    gold_evidence: tuple[str, ...] | dict[str, Number] | None = None
+    metadata: FreeObject = Field(default_factory=dict)
     #: The end state the environment should be in (a JSON object), judged field by field.
-    expected_state: dict[str, Any] | None = None
+    expected_state: FreeObject | None = None
 
     def reference_paths(self) -> tuple[tuple[Step, ...], ...]:
         """All accepted reference paths, in ``reference_index`` order."""
@@ -168,22 +204,35 @@ class Case(_Strict):
             return (self.gold_answer,)
         return self.gold_answer
 
+    def _path_field(self, index: int) -> str:
+        """The field of reference path ``index`` (``reference`` or ``references[i]``)."""
+        if self.reference is not None:
+            return "reference" if index == 0 else f"references[{index - 1}]"
+        return f"references[{index}]"
+
     @model_validator(mode="after")
     def _check_partial_order(self) -> Case:
         for index, path in enumerate(self.reference_paths()):
             ids = list(map(_STEP_ID, path))
             if ids.count(None) == len(ids) and not any(map(_STEP_AFTER, path)):
                 continue  # no ids, no dependencies: nothing to check (the usual case)
-            ids = [i for i in ids if i is not None]
-            if len(ids) != len(set(ids)):
-                raise ValueError(f"reference path {index} has duplicate step ids")
-            known = set(ids)
-            for step in path:
+            where = self._path_field(index)
+            known: set[str] = set()
+            for position, step_id in enumerate(ids):
+                if step_id is not None and step_id in known:
+                    raise FieldError(
+                        f"{where}[{position}].id",
+                        f"duplicate step id {step_id!r} in reference path {index}",
+                    )
+                if step_id is not None:
+                    known.add(step_id)
+            for position, step in enumerate(path):
                 for dep in step.after:
                     if dep not in known:
-                        raise ValueError(
-                            f"reference path {index}: step {step.tool!r} is 'after' unknown id"
-                            f" {dep!r}"
+                        raise FieldError(
+                            f"{where}[{position}].after",
+                            f"step {step.tool!r} is 'after' unknown id {dep!r} (no step of"
+                            f" reference path {index} has that id)",
                         )
         return self
 
@@ -195,7 +244,7 @@ class RetrievedItem(_Strict):
     """
 
     id: str = Field(min_length=1)
-    score: float | None = None
+    score: Number | None = None
 
     @model_validator(mode="before")
     @classmethod
@@ -239,8 +288,8 @@ class Claim(_Strict):
     """
 
     text: str
-    supported: bool | None = None
-    key: bool = True
+    supported: Flag | None = None
+    key: Flag = True
 
     @field_validator("text")
     @classmethod
@@ -257,8 +306,8 @@ class Citation(_Strict):
 
     chunk_id: str = Field(min_length=1)
     version_id: str | None = None
-    claim: int | None = Field(default=None, ge=0)
-    entails: bool | None = None
+    claim: Count | None = None
+    entails: Flag | None = None
 
 
 def _check_unit_interval(name: str, value: float | None) -> float | None:
@@ -272,25 +321,25 @@ class Run(_Strict):
 
     case_id: Name = Field(min_length=1)
     run_id: str | None = None
-    trial: int = Field(default=0, ge=0)
+    trial: Count = 0
     steps: tuple[Step, ...] = ()
     answer: str | None = None
-    success: bool | None = None
+    success: Flag | None = None
     usage: Usage | None = None
     #: Bare ids stay strings (the shorthand; about 10 µs a run faster to validate than one
     #: ``RetrievedItem`` per id); items with a score are ``RetrievedItem``.
     retrieved: tuple[Retrieved, ...] | None = None
-    metadata: dict[str, Any] = Field(default_factory=dict)
+    metadata: FreeObject = Field(default_factory=dict)
     #: Context units actually shown to the model (ids, optionally with versions).
     context: tuple[ContextUnit, ...] | None = None
     claims: tuple[Claim, ...] | None = None
     citations: tuple[Citation, ...] | None = None
-    abstained: bool = False
-    confidence: float | None = None
+    abstained: Flag = False
+    confidence: Annotated[float, Strict()] | None = None  # in [0, 1]: checked below
     #: The environment's end state (a JSON object), compared with ``Case.expected_state``.
-    final_state: dict[str, Any] | None = None
+    final_state: FreeObject | None = None
     #: Rubric scores by dimension (a number or a label), each reported separately.
-    rubric: dict[str, float | str] | None = None
+    rubric: dict[str, Number | str] | None = None
 
     @field_validator("confidence")
     @classmethod
@@ -302,8 +351,8 @@ class Run(_Strict):
         n_claims = len(self.claims or ())
         for index, citation in enumerate(self.citations or ()):
             if citation.claim is not None and citation.claim >= n_claims:
-                raise ValueError(
-                    f"citations[{index}] refers to claim {citation.claim} but the run has"
-                    f" {n_claims} claims"
+                raise FieldError(
+                    f"citations[{index}].claim",
+                    f"refers to claim {citation.claim} but the run has {n_claims} claims",
                 )
         return self

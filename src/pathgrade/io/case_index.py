@@ -19,12 +19,19 @@ from typing import Any
 import msgspec
 import numpy as np
 import numpy.typing as npt
-import orjson
 
 from pathgrade.core.errors import InputError
 from pathgrade.core.types import Case
 from pathgrade.io.case_cache import CaseStore, read_spans
 from pathgrade.io.cases import load_cases, parse_record
+from pathgrade.io.jsonl import (
+    BOM,
+    JSON_WHITESPACE,
+    bounded_lines,
+    decode_line,
+    line_limit,
+    skip_bom,
+)
 from pathgrade.io.step_pool import StepPool
 
 Int64Array = npt.NDArray[np.int64]
@@ -114,12 +121,7 @@ class CaseIndex:
                     for k in range(first, last):
                         line = lines[k]
                         raw = block[starts[k] - base : ends[k] - base]
-                        try:
-                            value = orjson.loads(raw)
-                        except orjson.JSONDecodeError as error:
-                            raise InputError(
-                                f"malformed JSON: {error}", file=self.path, line=line
-                            ) from None
+                        value = decode_line(raw.strip(JSON_WHITESPACE), self.path, line)
                         case = parse_record(value, Case, file=self.path, line=line, pool=pool)
                         self.cache[case.case_id] = case
                         validated.append(case)
@@ -149,12 +151,12 @@ _HEAD = msgspec.json.Decoder(_Head)
 
 
 def _checked_head(body: bytes, name: str, number: int) -> _Head:
-    """The head of a record decoded as a worker decodes it (orjson), raising the error a
-    worker would report when it is not a JSON object with a non-empty string ``case_id``."""
-    try:
-        value = orjson.loads(body)
-    except orjson.JSONDecodeError as error:
-        raise InputError(f"malformed JSON: {error}", file=name, line=number) from None
+    """The head of a record decoded as a worker decodes it (:func:`~pathgrade.io.jsonl.
+    decode_line`), raising the error a worker would report when it is not a JSON object with
+    a non-empty string ``case_id``."""
+    value = decode_line(body, name, number)
+    if isinstance(value, InputError):
+        raise value
     case_id = value.get("case_id") if isinstance(value, dict) else None
     if not isinstance(case_id, str) or not case_id:
         # Let the model say exactly what is wrong with the record.
@@ -163,23 +165,31 @@ def _checked_head(body: bytes, name: str, number: int) -> _Head:
     return _Head(case_id, value.get("answerable", True))
 
 
-def index_cases(path: str | Path, capacity: int = 1_000) -> CaseIndex:
+def index_cases(
+    path: str | Path, capacity: int = 1_000, *, max_line_bytes: int | None = None
+) -> CaseIndex:
     """Index a cases file (ids must be unique; errors name file and line).
 
-    The file is read line by line (not whole), so indexing needs memory for the index only.
-    Each record is parsed whole (so a malformed one is an error here, naming its line), but
-    only its ``case_id`` and ``answerable`` become Python objects (msgspec; a record it
-    cannot read is decoded again with orjson for the error message a worker would give).
+    The file is read line by line (not whole), as :mod:`pathgrade.io.jsonl` reads it (lines
+    split on ``\\n`` only, a byte order mark skipped, each line at most ``max_line_bytes``),
+    so indexing needs memory for the index only. Each record is parsed whole (so a malformed
+    one is an error here, naming its line), but only its ``case_id`` and ``answerable`` become
+    Python objects (msgspec; a record it cannot read is decoded again as a worker decodes
+    it, for the error message a worker would give).
     """
     name = str(path)
+    limit = line_limit(max_line_bytes)
     try:
         handle = Path(path).open("rb")  # noqa: SIM115 - closed below; error first
     except OSError as error:
         raise InputError(f"cannot read file: {error.strerror}", file=name) from None
     with handle:
-        head = handle.read(4096).lstrip()
+        try:
+            head = handle.read(4096).removeprefix(BOM).lstrip(JSON_WHITESPACE)
+        except OSError as error:  # a directory
+            raise InputError(f"cannot read file: {error.strerror}", file=name) from None
         if head.startswith(b"["):
-            cases = load_cases(path).items
+            cases = load_cases(path, max_line_bytes=limit).items
             return CaseIndex(
                 name,
                 {c.case_id: i for i, c in enumerate(cases)},
@@ -191,19 +201,19 @@ def index_cases(path: str | Path, capacity: int = 1_000) -> CaseIndex:
                 sum(1 for c in cases if not c.answerable),
             )
         handle.seek(0)
+        start = skip_bom(handle)
         positions: dict[str, int] = {}
         starts = array("q")
         ends = array("q")
         lines = array("q")
         unanswerable = 0
-        start = 0
-        for number, raw in enumerate(handle, start=1):
+        for number, raw in bounded_lines(handle, name, limit):
             end = start + len(raw)
-            body = raw.strip()
+            body = raw.strip(JSON_WHITESPACE)
             if body and not body.startswith(b"//"):
                 try:
                     fields = _HEAD.decode(body)
-                except msgspec.DecodeError:
+                except (msgspec.DecodeError, RecursionError):
                     fields = _checked_head(body, name, number)  # raises the record's error
                 case_id = fields.case_id
                 if type(case_id) is not str or not case_id:

@@ -17,8 +17,8 @@ from pydantic import BaseModel, ValidationError
 
 from pathgrade.core.errors import InputError
 from pathgrade.core.gc_pause import paused_gc
-from pathgrade.core.types import Case, Run
-from pathgrade.io.records import iter_records
+from pathgrade.core.types import Case, FieldError, Run
+from pathgrade.io.jsonl import iter_records
 from pathgrade.io.step_pool import StepPool
 
 Model = TypeVar("Model", bound=BaseModel)
@@ -44,17 +44,28 @@ def _field_path(loc: tuple[int | str, ...]) -> str:
 
 
 def validation_error(error: ValidationError, *, file: str, line: int) -> InputError:
-    """The first problem of a pydantic error as a one-line :class:`InputError`."""
-    first = error.errors()[0]
+    """The first problem of a pydantic error as a one-line :class:`InputError`: its field
+    (for a problem across fields, the :class:`~pathgrade.core.types.FieldError`'s field)
+    and message, with the value received when it is short (never a whole record)."""
+    problems = error.errors()
+    # Of the problems of the first field, the deepest: for a union (ids or {id: gain}), the
+    # branch that got furthest says what is wrong, not "should be a valid tuple".
+    field = problems[0]["loc"][:1]
+    first = max((p for p in problems if p["loc"][:1] == field), key=lambda p: len(p["loc"]))
     # Drop pydantic's internal tags (e.g. union branches such as 'str' or 'function-before').
     loc = tuple(p for p in first["loc"] if isinstance(p, int) or not (p in _UNION_TAGS or "[" in p))
-    message = first["msg"]
-    if first["type"] == "extra_forbidden":
+    message = first["msg"].removeprefix("Value error, ")  # the validator's own words
+    cause = first.get("ctx", {}).get("error")
+    if isinstance(cause, FieldError):
+        message = str(cause)
+        loc += (cause.field,)
+    elif first["type"] == "extra_forbidden":
         message = "unknown field"
-    elif "input" in first and first["type"] not in ("missing",):
+    elif "input" in first and first["type"] != "missing":
         shown = repr(first["input"])
-        message += f" (got {shown[:60]}{'...' if len(shown) > 60 else ''})"
-    more = len(error.errors()) - 1
+        if not isinstance(first["input"], dict | list | tuple) or len(shown) <= 60:
+            message += f" (got {shown[:60]}{'...' if len(shown) > 60 else ''})"
+    more = len(problems) - 1
     if more:
         message += f" (+{more} more problem{'s' if more > 1 else ''})"
     return InputError(message, file=file, line=line, field=_field_path(loc) or None)
@@ -70,6 +81,9 @@ _UNION_TAGS = {
     "none",
     "retrieved-id",
     "retrieved-item",
+    "float",
+    "int",
+    "bool",
 }
 
 
@@ -119,12 +133,13 @@ def _load(
     check: Callable[[Model, int], None] | None = None,
     pool: StepPool | None = None,
     gc_pause: bool,
+    max_line_bytes: int | None = None,
 ) -> Loaded[Model]:
     name = str(path)
     pool = StepPool() if pool is None else pool
     loaded: Loaded[Model] = Loaded()
     with paused_gc(gc_pause):
-        for line, value in iter_records(path):
+        for line, value in iter_records(path, max_line_bytes=max_line_bytes):
             try:
                 item = parse_record(value, model, file=name, line=line, pool=pool)
                 if check is not None:
@@ -147,11 +162,15 @@ def load_cases(
     skip_invalid: bool = False,
     pool: StepPool | None = None,
     gc_pause: bool = False,
+    max_line_bytes: int | None = None,
 ) -> Loaded[Case]:
     """Load a cases file; ``case_id`` must be unique. Steps are pooled in ``pool`` (a new
     one when not given). With ``gc_pause``, the cyclic garbage collector is paused while
     the records are validated (about three times faster; a change to the whole process
-    while the call runs, so off unless asked for: see :mod:`pathgrade.core.gc_pause`)."""
+    while the call runs, so off unless asked for: see :mod:`pathgrade.core.gc_pause`).
+    The file's form, encoding and limits (``max_line_bytes``: a line's longest length in
+    bytes, default :func:`pathgrade.io.jsonl.line_limit`) are those of
+    :mod:`pathgrade.io.jsonl`."""
     seen: dict[str, int] = {}
     name = str(path)
 
@@ -165,7 +184,15 @@ def load_cases(
             )
         seen[case.case_id] = line
 
-    return _load(path, Case, skip_invalid=skip_invalid, check=unique, pool=pool, gc_pause=gc_pause)
+    return _load(
+        path,
+        Case,
+        skip_invalid=skip_invalid,
+        check=unique,
+        pool=pool,
+        gc_pause=gc_pause,
+        max_line_bytes=max_line_bytes,
+    )
 
 
 def load_runs(
@@ -175,13 +202,23 @@ def load_runs(
     skip_invalid: bool = False,
     pool: StepPool | None = None,
     gc_pause: bool = False,
+    max_line_bytes: int | None = None,
 ) -> Loaded[Run]:
     """Load a runs file; with ``cases``, every run must name a known ``case_id``. Steps are
-    pooled in ``pool`` (a new one when not given); ``gc_pause`` as in :func:`load_cases`."""
+    pooled in ``pool`` (a new one when not given); ``gc_pause`` and ``max_line_bytes`` as in
+    :func:`load_cases`."""
     name = str(path)
 
     def known(run: Run, line: int) -> None:
         if cases is not None:
             check_known_case(run, cases, file=name, line=line)
 
-    return _load(path, Run, skip_invalid=skip_invalid, check=known, pool=pool, gc_pause=gc_pause)
+    return _load(
+        path,
+        Run,
+        skip_invalid=skip_invalid,
+        check=known,
+        pool=pool,
+        gc_pause=gc_pause,
+        max_line_bytes=max_line_bytes,
+    )

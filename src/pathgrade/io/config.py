@@ -21,7 +21,6 @@ The table mirrors :class:`~pathgrade.core.config.ScoringConfig`::
 
 from __future__ import annotations
 
-import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +28,7 @@ from pydantic import ValidationError
 
 from pathgrade.core.config import PENALTY_KEYS, ScoringConfig
 from pathgrade.core.errors import ConfigError
+from pathgrade.io.toml_files import read_toml
 
 
 def config_from_mapping(data: dict[str, Any], *, file: str | None = None) -> ScoringConfig:
@@ -41,17 +41,27 @@ def config_from_mapping(data: dict[str, Any], *, file: str | None = None) -> Sco
         message = "unknown key" if first["type"] == "extra_forbidden" else first["msg"]
         if first["type"] == "extra_forbidden" and tuple(first["loc"][:1]) == ("penalties",):
             message += f"; valid keys (the defect kinds): {', '.join(PENALTY_KEYS)}"
+        elif first["type"] != "extra_forbidden" and isinstance(
+            first.get("input"), int | float | str | bool
+        ):
+            message += f" (got {str(first['input'])[:60]!r})"
         raise ConfigError(message, file=file, field=where or None) from None
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
-    try:
-        with path.open("rb") as handle:
-            return tomllib.load(handle)
-    except OSError as error:
-        raise ConfigError(f"cannot read config: {error.strerror}", file=str(path)) from None
-    except tomllib.TOMLDecodeError as error:
-        raise ConfigError(f"malformed TOML: {error}", file=str(path)) from None
+    """The document (errors as :func:`pathgrade.io.toml_files.read_toml` gives them)."""
+    return read_toml(path, what="config", malformed="malformed TOML", error=ConfigError)
+
+
+def _tool_table(data: dict[str, Any], file: str) -> dict[str, Any] | None:
+    """The ``[tool.pathgrade]`` table of a ``pyproject.toml`` document (None: there is none)."""
+    tool = data.get("tool", {})
+    if not isinstance(tool, dict):
+        raise ConfigError("expected a table", file=file, field="tool")
+    table = tool.get("pathgrade")
+    if table is not None and not isinstance(table, dict):
+        raise ConfigError("expected a table", file=file, field="tool.pathgrade")
+    return table
 
 
 def load_config(path: str | Path | None = None, *, cwd: str | Path = ".") -> ScoringConfig:
@@ -60,14 +70,14 @@ def load_config(path: str | Path | None = None, *, cwd: str | Path = ".") -> Sco
         target = Path(path)
         data = _read_toml(target)
         if target.name == "pyproject.toml":
-            data = data.get("tool", {}).get("pathgrade", {})
+            data = _tool_table(data, str(target)) or {}
         return config_from_mapping(data, file=str(target))
     local = Path(cwd) / "pathgrade.toml"
     if local.is_file():
         return config_from_mapping(_read_toml(local), file=str(local))
     pyproject = Path(cwd) / "pyproject.toml"
     if pyproject.is_file():
-        table = _read_toml(pyproject).get("tool", {}).get("pathgrade")
+        table = _tool_table(_read_toml(pyproject), str(pyproject))
         if table is not None:
             return config_from_mapping(table, file=f"{pyproject} [tool.pathgrade]")
     return ScoringConfig()

@@ -25,7 +25,9 @@ cannot make a gate pass vacuously: a row of the metric catalogue
 (:mod:`pathgrade.metrics.catalogue`: ``path_score``, ``usage.latency_ms``, ``rubric.<dim>``),
 ``defects.<kind>`` for a defect kind, ``usage.<field>`` for a usage field, a parameterised
 retrieval name whose parameters the registry accepts (``recall@20``, ``ndcg@10(gain=linear)``),
-or a metric of an installed plug-in (entry-point group ``pathgrade.metrics``). An unknown name
+or a metric of an installed plug-in (entry-point group ``pathgrade.metrics``), or
+``changed_variables``, a check of the sides' provenance (the number of controlled variables
+that changed; :data:`pathgrade.gates.model.CHANGED_VARIABLES`). An unknown name
 is one line naming the file, the gate and the closest valid names
 (``gates.toml: field 'gate[3].metric': unknown defect kind 'defects.wasted_stpe'; did you mean
 defects.wasted_step? ...``). A defined name that the data lacks fails the gate at evaluation.
@@ -34,12 +36,12 @@ defects.wasted_step? ...``). A defined name that the data lacks fails the gate a
 from __future__ import annotations
 
 import difflib
-import tomllib
 from pathlib import Path
 from typing import Any
 
 from pathgrade.core.errors import InputError
-from pathgrade.gates.model import Gate, GateSet, GateSettings
+from pathgrade.gates.model import PROVENANCE_CHECKS, Gate, GateSet, GateSettings
+from pathgrade.io.toml_files import read_toml
 from pathgrade.metrics import catalogue, registry
 from pathgrade.metrics.spec import parse_spec
 
@@ -119,6 +121,8 @@ def check_metric_name(name: str, *, file: str | None = None, field: str = "metri
             raise InputError(
                 f"unknown {what} {name!r}; {hint} ({_CATALOGUE_NOTE})", file=file, field=field
             )
+    if name in PROVENANCE_CHECKS:
+        return
     row = catalogue.find(name)
     if row is not None and not row.parameterised:
         return
@@ -131,7 +135,7 @@ def check_metric_name(name: str, *, file: str | None = None, field: str = "metri
             raise InputError(error.message, file=file, field=field) from None
     near = catalogue.closest(name)
     if not near:
-        near = difflib.get_close_matches(name, _plugin_names(), n=3)
+        near = difflib.get_close_matches(name, [*_plugin_names(), *PROVENANCE_CHECKS], n=3)
     hint = f"; did you mean {', '.join(near)}?" if near else ""
     raise InputError(
         f"unknown metric {name!r}{hint} ({_CATALOGUE_NOTE}; plug-in metrics count too)",
@@ -191,14 +195,7 @@ def parse_gates(
 
 
 def load_gates(path: str | Path) -> GateSet:
-    """Read and validate a gates TOML file; errors name the file and the field."""
-    name = str(path)
-    try:
-        raw = Path(path).read_bytes()
-    except OSError as error:
-        raise InputError(f"cannot read gates file: {error.strerror}", file=name) from None
-    try:
-        document = tomllib.loads(raw.decode("utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
-        raise InputError(f"invalid TOML: {error}", file=name) from None
-    return parse_gates(document, name)
+    """Read and validate a gates TOML file; errors name the file and the field (a file that
+    cannot be read or parsed: as :func:`pathgrade.io.toml_files.read_toml` says)."""
+    document = read_toml(path, what="gates file", malformed="invalid TOML")
+    return parse_gates(document, str(path))

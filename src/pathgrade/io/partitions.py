@@ -4,6 +4,11 @@ A partition is a small picklable description — a byte range of a JSONL file wi
 number it starts at, or a set of Parquet row groups — never the data itself, so the
 coordinating process reads nothing but newline counts, and any worker (a local process or a
 Dask worker on a shared file system) reads exactly its own records.
+
+JSONL is read as :mod:`pathgrade.io.jsonl` reads it in memory, so both give the same records
+and lines: split on ``\n`` only, a leading byte order mark skipped, each line at most the line
+limit (checked while planning, before anything is scored), the same decoder.
+A JSON array cannot be split this way and is refused with a one-line error.
 """
 
 from __future__ import annotations
@@ -17,6 +22,13 @@ from typing import Any
 import orjson
 
 from pathgrade.core.errors import InputError
+from pathgrade.io.jsonl import (
+    JSON_WHITESPACE,
+    decode_line,
+    line_limit,
+    line_too_long,
+    skip_bom,
+)
 
 _SCAN_BLOCK = 1 << 22  # 4 MiB
 
@@ -41,40 +53,61 @@ def file_kind(path: str | Path) -> str:
     return "parquet" if str(path).lower().endswith((".parquet", ".pq")) else "jsonl"
 
 
-def plan_partitions(path: str | Path, records_per_partition: int) -> list[Partition]:
-    """Partitions of about ``records_per_partition`` records each, in file order."""
+def plan_partitions(
+    path: str | Path, records_per_partition: int, *, max_line_bytes: int | None = None
+) -> list[Partition]:
+    """Partitions of about ``records_per_partition`` records each, in file order; a line
+    longer than ``max_line_bytes`` (default :func:`~pathgrade.io.jsonl.line_limit`) is an
+    error naming it."""
     if records_per_partition < 1:
         raise InputError("partition size must be at least 1", field="partition_size")
     name = str(path)
     if file_kind(path) == "parquet":
         return _plan_parquet(name, records_per_partition)
+    limit = line_limit(max_line_bytes)
     try:
         handle = Path(path).open("rb")  # noqa: SIM115 - closed below; error first
     except OSError as error:
         raise InputError(f"cannot read file: {error.strerror}", file=name) from None
     partitions: list[Partition] = []
     with handle:
-        start, line, lines_in_part, offset = 0, 1, 0, 0
+        try:
+            offset = skip_bom(handle)
+            blocks = iter(lambda: handle.read(_SCAN_BLOCK), b"")
+            first_block = next(blocks, b"")
+        except OSError as error:  # a directory
+            raise InputError(f"cannot read file: {error.strerror}", file=name) from None
+        if first_block.lstrip(JSON_WHITESPACE)[:1] == b"[":
+            raise InputError(
+                "a JSON array cannot be read in partitions (--workers, --partition-size,"
+                " --engine dask): write one record a line (JSONL), or score it in memory",
+                file=name,
+            )
+        start, line, lines_in_part, line_start = offset, 1, 0, offset
         part_first_line = 1
-        while True:
-            block = handle.read(_SCAN_BLOCK)
-            if not block:
-                break
+        block = first_block
+        while block:
             position = 0
             while True:
                 newline = block.find(b"\n", position)
                 if newline < 0:
                     break
+                if offset + newline - line_start > limit:
+                    raise line_too_long(limit, name, line)
                 lines_in_part += 1
                 line += 1
                 position = newline + 1
+                line_start = offset + position
                 if lines_in_part == records_per_partition:
-                    end = offset + position
+                    end = line_start
                     partitions.append(
                         Partition(len(partitions), name, "jsonl", start, end, part_first_line)
                     )
                     start, lines_in_part, part_first_line = end, 0, line
             offset += len(block)
+            if offset - line_start > limit:
+                raise line_too_long(limit, name, line)
+            block = next(blocks, b"")
         if offset > start:
             partitions.append(
                 Partition(len(partitions), name, "jsonl", start, offset, part_first_line)
@@ -120,14 +153,12 @@ def read_partition(partition: Partition) -> Iterator[tuple[int, Any]]:
     with Path(partition.path).open("rb") as handle:
         handle.seek(partition.start)
         data = handle.read(partition.end - partition.start)
+    name = partition.path
     for number, raw in enumerate(data.split(b"\n"), start=partition.first_line):
-        body = raw.strip()
+        body = raw.strip(JSON_WHITESPACE)
         if not body or body.startswith(b"//"):
             continue
-        try:
-            yield number, orjson.loads(body)
-        except orjson.JSONDecodeError as error:
-            yield number, InputError(f"malformed JSON: {error}", file=partition.path, line=number)
+        yield number, decode_line(body, name, number)
 
 
 # The open stream of record batches of the row group this process read last, and the row it

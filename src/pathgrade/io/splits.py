@@ -1,7 +1,8 @@
 """Reading cases for ``pathgrade split`` and writing one JSONL file per split.
 
-Cases are read as plain JSON objects (JSONL, or one JSON array), so any extra field (group,
-service, created_at) survives the split unchanged; each must have a non-empty ``case_id``.
+Cases are read as plain JSON objects (JSONL, or one JSON array, as every JSON input is read:
+:mod:`pathgrade.io.jsonl`), so any extra field (group, service, created_at) survives the split
+unchanged; each must have a non-empty ``case_id``.
 """
 
 from __future__ import annotations
@@ -13,33 +14,21 @@ from typing import Any
 import orjson
 
 from pathgrade.core.errors import InputError
+from pathgrade.io.jsonl import check_depth, iter_records
 
 __all__ = ["read_case_objects", "write_splits"]
 
 
 def read_case_objects(path: str | Path) -> list[tuple[int, dict[str, Any]]]:
-    """``(line, object)`` per case (line 1-based; for a JSON array, the array's index + 1)."""
+    """``(line, object)`` per case (line 1-based, of the record's first character), read as
+    :func:`pathgrade.io.jsonl.iter_records` reads every JSONL file or JSON array."""
     name = str(path)
-    try:
-        raw = Path(path).read_bytes()
-    except OSError as error:
-        raise InputError(f"cannot read cases file: {error.strerror}", file=name) from None
-    items: list[tuple[int, Any]]
-    if raw.lstrip().startswith(b"["):
-        try:
-            array = orjson.loads(raw)
-        except orjson.JSONDecodeError as error:
-            raise InputError(f"malformed JSON: {error}", file=name) from None
-        items = list(enumerate(array, start=1))
-    else:
-        items = []
-        for number, line in enumerate(raw.splitlines(), start=1):
-            if not line.strip():
-                continue
-            try:
-                items.append((number, orjson.loads(line)))
-            except orjson.JSONDecodeError as error:
-                raise InputError(f"malformed JSON: {error}", file=name, line=number) from None
+    items: list[tuple[int, Any]] = []
+    for number, value in iter_records(path):
+        if isinstance(value, InputError):
+            raise value
+        check_depth(value, name, number)  # the splits are written back as JSON
+        items.append((number, value))
     out: list[tuple[int, dict[str, Any]]] = []
     seen: dict[str, int] = {}
     for number, item in items:

@@ -17,6 +17,8 @@ in the map form, where JSON Schema ignores the unknown ``x-`` keyword). A tool w
 
 Every schema is checked against its metaschema when loaded; a bad one is a one-line
 :class:`InputError` naming the file, the line of the tool's name (best effort) and the tool.
+The file is read as every JSON input is (:mod:`pathgrade.io.jsonl`): orjson, a leading byte
+order mark skipped, at most the line limit in bytes, at most 128 levels of nesting.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from typing import Any
 import orjson
 
 from pathgrade.core.errors import InputError
+from pathgrade.io.jsonl import BOM, check_depth, line_limit
 from pathgrade.metrics.tool.schemas import NO_PARAMETERS, ToolSet, ToolSpec, schema_problem
 from pathgrade.metrics.tool.validators import BUILTIN_VALIDATORS, ENTRY_POINT_GROUP, Validator
 
@@ -106,7 +109,10 @@ def parse_tools(data: Any, *, file: str | None = None, text: str = "") -> ToolSe
         if name in seen:
             raise InputError(f"tool {name!r} is defined twice", file=file, line=line, field=where)
         seen.add(name)
-        problem = schema_problem(schema)
+        try:
+            problem = schema_problem(schema)
+        except RecursionError:
+            problem = "nested too deeply to check"
         if problem is not None:
             raise InputError(
                 f"tool {name!r}: not a valid JSON Schema: {problem}",
@@ -128,14 +134,19 @@ def parse_tools(data: Any, *, file: str | None = None, text: str = "") -> ToolSe
 def load_tools(path: str | Path) -> ToolSet:
     """Read and check a tools file; errors are :class:`InputError` naming the file."""
     name = str(path)
+    limit = line_limit()
     try:
-        raw = Path(path).read_bytes()
+        with Path(path).open("rb") as handle:
+            raw = handle.read(limit + 1).removeprefix(BOM)
     except OSError as error:
         raise InputError(f"cannot read tools file: {error.strerror}", file=name) from None
+    if len(raw) > limit:
+        raise InputError(f"larger than {limit:,} bytes (PATHGRADE_MAX_LINE_BYTES)", file=name)
     try:
         data = orjson.loads(raw)
     except orjson.JSONDecodeError as error:
         raise InputError(f"malformed JSON: {error}", file=name) from None
+    check_depth(data, name, None)
     return parse_tools(data, file=name, text=raw.decode("utf-8", errors="replace"))
 
 

@@ -13,12 +13,21 @@ JSONL (the file's first non-blank, non-comment character is ``{``):
   ``{"query_id": "q1", "retrieved": ["d1", "d2"]}`` (rank order; scores are assigned as
   ``n - position``) or ``[{"id": "d1", "score": 3.2}, ...]``.
 
+Files are UTF-8; a leading byte order mark is skipped (Windows editors write one, and kept it
+would become part of the first query id). Lines end at ``\n`` (a ``\r`` before it is
+stripped), and a line longer than the line limit (:func:`pathgrade.io.jsonl.line_limit`) is an
+error. Columns are separated by ASCII whitespace (and the ASCII separators ``\x1c``-``\x1f``)
+only, as trec_eval separates them: a no-break space or U+2028 inside an id is part of the id,
+not a column break that would shift the score column. A qrels or run file without a single
+judgment or result is an error, not an empty evaluation.
+
 Every error is an :class:`~pathgrade.core.errors.InputError` naming the file and line.
 """
 
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,8 +36,13 @@ from typing import Any, Literal
 import orjson
 
 from pathgrade.core.errors import InputError
+from pathgrade.io.jsonl import BOM, MAX_LINE_BYTES_ENV, line_limit
 
 DuplicatePolicy = Literal["first", "error"]
+_ASCII_WHITESPACE = " \t\n\r\x0b\x0c"
+#: Column breaks: ASCII whitespace and the separators \x1c-\x1f (what ``str.split`` breaks
+#: ASCII text at); a non-ASCII character (a no-break space, U+2028) is part of its column.
+_COLUMN_BREAK = re.compile("[ \t\n\r\x0b\x0c\x1c-\x1f]+")
 
 
 @dataclass(frozen=True)
@@ -42,18 +56,33 @@ class RunFile:
 
 def _lines(path: str | Path) -> Iterator[tuple[int, str]]:
     name = str(path)
+    limit = line_limit()
     try:
-        handle = open(path, encoding="utf-8")  # noqa: SIM115 - closed by the with below
+        handle = Path(path).open("rb")  # noqa: SIM115 - closed by the with below; error first
     except OSError as error:
         raise InputError(f"cannot read: {error.strerror}", file=name) from None
     with handle:
+        readline = handle.readline
+        number = 0
         try:
-            for number, line in enumerate(handle, start=1):
-                text = line.strip()
-                if text and not text.startswith("#"):
+            raw = readline(limit + 1).removeprefix(BOM)
+            while raw:
+                number += 1
+                if len(raw) > limit and raw[-1] != 10:  # 10: b"\n"
+                    raise InputError(
+                        f"line longer than {limit:,} bytes (set {MAX_LINE_BYTES_ENV} to allow"
+                        " longer ones)",
+                        file=name,
+                        line=number,
+                    )
+                text = raw.decode("utf-8").strip(_ASCII_WHITESPACE)
+                if text and text[0] != "#":
                     yield number, text
+                raw = readline(limit + 1)
         except UnicodeDecodeError as error:
-            raise InputError(f"not UTF-8 text ({error.reason})", file=name) from None
+            raise InputError(f"not UTF-8 text ({error.reason})", file=name, line=number) from None
+        except OSError as error:  # a directory
+            raise InputError(f"cannot read: {error.strerror}", file=name) from None
 
 
 def _is_jsonl(path: str | Path) -> bool:
@@ -69,8 +98,8 @@ def _number(text: object, what: str, name: str, line: int) -> float:
         value = float(text)
     except ValueError:
         raise InputError(f"{what} must be a number, got {text!r}", file=name, line=line) from None
-    if math.isnan(value):
-        raise InputError(f"{what} must be a number, got {text!r}", file=name, line=line)
+    if not math.isfinite(value):
+        raise InputError(f"{what} must be a finite number, got {text!r}", file=name, line=line)
     return value
 
 
@@ -108,9 +137,11 @@ def read_qrels(path: str | Path) -> dict[str, dict[str, float]]:
             else:
                 doc = _string(record, "doc_id", name, line)
                 add(query, doc, _number(record.get("relevance"), "relevance", name, line), line)
+        if not qrels:
+            raise InputError("no judgments: the qrels file is empty", file=name)
         return qrels
     for line, text in _lines(path):
-        fields = text.split()
+        fields = text.split() if text.isascii() else _COLUMN_BREAK.split(text)
         if len(fields) != 4:
             raise InputError(
                 f"expected 4 columns 'qid iter docno rel', got {len(fields)}: {text[:80]!r}",
@@ -118,6 +149,8 @@ def read_qrels(path: str | Path) -> dict[str, dict[str, float]]:
                 line=line,
             )
         add(fields[0], fields[2], _number(fields[3], "relevance", name, line), line)
+    if not qrels:
+        raise InputError("no judgments: the qrels file is empty", file=name)
     return qrels
 
 
@@ -164,9 +197,11 @@ def read_run(path: str | Path, *, duplicates: DuplicatePolicy = "first") -> RunF
                 add(query, doc, _number(record.get("score"), "score", name, line), line)
             if isinstance(record.get("run_id"), str):
                 run_ids[record["run_id"]] = None
+        if not run:
+            raise InputError("no results: the run file is empty", file=name)
         return RunFile(run, dupes, tuple(run_ids))
     for line, text in _lines(path):
-        fields = text.split()
+        fields = text.split() if text.isascii() else _COLUMN_BREAK.split(text)
         if len(fields) < 5:
             raise InputError(
                 f"expected 'qid Q0 docno rank score [run_id]', got {len(fields)} columns: "
@@ -177,6 +212,8 @@ def read_run(path: str | Path, *, duplicates: DuplicatePolicy = "first") -> RunF
         add(fields[0], fields[2], _number(fields[4], "score", name, line), line)
         if len(fields) > 5:
             run_ids[fields[5]] = None
+    if not run:
+        raise InputError("no results: the run file is empty", file=name)
     return RunFile(run, dupes, tuple(run_ids))
 
 
@@ -185,7 +222,7 @@ def read_parent_map(path: str | Path) -> dict[str, str]:
     name = str(path)
     parents: dict[str, str] = {}
     for line, text in _lines(path):
-        fields = text.split()
+        fields = text.split() if text.isascii() else _COLUMN_BREAK.split(text)
         if len(fields) != 2:
             raise InputError(
                 f"expected 2 columns 'chunk_id parent_id', got {len(fields)}", file=name, line=line

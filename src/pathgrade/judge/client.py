@@ -5,8 +5,11 @@ One :meth:`JudgeClient.judge` call turns a rendered prompt into a checked verdic
 
 * Requests: ``POST {base_url}/chat/completions`` with ``model``, ``messages``, temperature 0,
   ``seed`` and ``response_format: {"type": "json_object"}`` by default; at most
-  ``concurrency`` requests in flight (a semaphore), ``timeout`` seconds per attempt.
-* Retries on 429, 5xx, timeouts and transport errors, up to ``max_retries`` times, with
+  ``concurrency`` requests in flight (a semaphore); each attempt is bounded by
+  :func:`~pathgrade.judge.http.post_bounded`: ``timeout`` seconds per read, ``deadline``
+  seconds in all, ``max_response_bytes`` of decoded body (a larger body fails at once).
+* Retries on 429, 5xx, timeouts (per read or the deadline) and transport errors, up to
+  ``max_retries`` times, with
   exponential backoff and jitter drawn from the ``rng`` passed in:
   ``d = min(backoff_max, backoff_base * 2**n)``, wait ``d/2 + U(0, d/2)``; a ``Retry-After``
   header (seconds or an HTTP date, capped at ``retry_after_max``) is honoured as a lower bound.
@@ -14,8 +17,10 @@ One :meth:`JudgeClient.judge` call turns a rendered prompt into a checked verdic
 * A reply that is not the JSON the prompt asked for gets one repair turn (the reply and the
   problem are sent back); a second bad reply is a ``judge_error``.
 * Per HTTP attempt a :class:`CallRecord` keeps the status, latency, ``model``,
-  ``system_fingerprint``, token usage and cost. Error texts are cut short and scrubbed of the
-  API key, which is sent only in the ``Authorization`` header.
+  ``system_fingerprint``, token usage and cost. The API key is sent only in the
+  ``Authorization`` header; every reply is passed through the client's
+  :class:`~pathgrade.judge.redact.Redactor` as soon as it is decoded (so no verdict, model
+  name or fingerprint can carry the key further), as are error texts and cache entries.
 * With a :class:`~pathgrade.judge.cache.JudgeCache`, a verdict is looked up before any call
   and stored after a successful one (errors are not stored). With a
   :class:`~pathgrade.judge.cache.Recording` (offline mode) no request is ever made.
@@ -35,15 +40,16 @@ import orjson
 
 from pathgrade.judge.cache import JudgeCache, Recording, cache_key
 from pathgrade.judge.config import JudgeConfig
+from pathgrade.judge.http import ACCEPT_ENCODING, AttemptError, post_bounded
 from pathgrade.judge.outcome import CallRecord, ClientStats, JudgeOutcome
 from pathgrade.judge.prompts import Prompt
+from pathgrade.judge.redact import Redactor, public_url
 from pathgrade.judge.verdicts import VerdictError, parse_object
 from pathgrade.openai_compat import (
     RetryPolicy,
     content_of,
     cost_of,
     parse_retry_after,
-    redact,
     request_headers,
     retryable_status,
     usage_of,
@@ -98,10 +104,12 @@ class JudgeClient:
         self._retry = RetryPolicy(
             config.max_retries, config.backoff_base, config.backoff_max, config.retry_after_max
         )
+        #: Applied to everything derived from a reply, and by the CLI to all it writes.
+        self.redactor = Redactor.for_endpoint(config.api_key, config.base_url)
 
     def __repr__(self) -> str:
         mode = "offline" if self.offline else "live"
-        return f"JudgeClient({self.config.model!r} at {self.config.base_url!r}, {mode})"
+        return f"JudgeClient({self.config.model!r} at {public_url(self.config.base_url)!r}, {mode})"
 
     @property
     def offline(self) -> bool:
@@ -110,7 +118,10 @@ class JudgeClient:
     async def __aenter__(self) -> JudgeClient:
         if not self.offline and self._http is None:
             self._http = httpx.AsyncClient(
-                headers=request_headers(self.config.api_key),
+                headers={
+                    **request_headers(self.config.api_key),
+                    "Accept-Encoding": ACCEPT_ENCODING,
+                },
                 timeout=httpx.Timeout(self.config.timeout),
                 transport=self._transport,
                 limits=httpx.Limits(max_connections=self.config.concurrency),
@@ -144,7 +155,7 @@ class JudgeClient:
         )
 
     def _redact(self, text: str, limit: int = 200) -> str:
-        return redact(text, self.config.api_key, limit)
+        return self.redactor.text(text, limit)
 
     def _backoff(self, attempt: int, retry_after: float | None) -> float:
         return self._retry.delay(attempt, retry_after, self._rng)
@@ -226,17 +237,15 @@ class JudgeClient:
                 continue
             fingerprint = records[-1].system_fingerprint
             if self.cache is not None:
-                self.cache.put(
-                    key,
-                    {
-                        "item": item,
-                        "prompt": prompt.name,
-                        "model": records[-1].model,
-                        "system_fingerprint": fingerprint,
-                        "usage": records[-1].usage,
-                        "verdict": verdict,
-                    },
-                )
+                entry = {
+                    "item": item,
+                    "prompt": prompt.name,
+                    "model": records[-1].model,
+                    "system_fingerprint": fingerprint,
+                    "usage": records[-1].usage,
+                    "verdict": verdict,
+                }
+                self.cache.put(key, self.redactor(entry))
             return JudgeOutcome(
                 item, prompt.name, key, value, verdict, source="live", calls=tuple(calls),
                 system_fingerprint=fingerprint,
@@ -251,7 +260,7 @@ class JudgeClient:
         payload = orjson.dumps(body)
         records: list[CallRecord] = []
         attempts = self.config.max_retries + 1
-        error = "no attempt made"
+        error, kind = "no attempt made", "none"
         for attempt in range(attempts):
             retry_after: float | None = None
             status: int | None = None
@@ -259,35 +268,40 @@ class JudgeClient:
             try:
                 async with self._semaphore:
                     self.stats.requests += 1
-                    response = await self._http.post(self.config.endpoint, content=payload)
-            except httpx.TimeoutException:
-                error, retryable = f"timed out after {self.config.timeout:g} s", True
-            except httpx.TransportError as problem:
-                error, retryable = f"transport error ({type(problem).__name__})", True
+                    reply = await post_bounded(
+                        self._http,
+                        self.config.endpoint,
+                        payload,
+                        deadline=self.config.deadline,
+                        max_bytes=self.config.max_response_bytes,
+                    )
+            except AttemptError as problem:
+                error, kind, retryable = problem.message, problem.kind, problem.retryable
             else:
-                status = response.status_code
+                status = reply.status
                 latency = (time.perf_counter() - start) * 1000.0
                 if status == 200:
                     try:
-                        data = orjson.loads(response.content)
+                        data = orjson.loads(reply.body)
                         if not isinstance(data, dict):
                             raise TypeError
                     except (orjson.JSONDecodeError, TypeError):
                         error = "HTTP 200 but the body is not a JSON object"
                         where = (item, prompt, attempt, repair, status, latency)
-                        records.append(self._record(*where, error=error))
+                        records.append(self._record(*where, error=error, kind="bad_body"))
                         raise _CallFailedError(error, records) from None
+                    data = self.redactor(data)  # nothing derived from a reply holds the key
                     records.append(
                         self._record(item, prompt, attempt, repair, status, latency, data)
                     )
                     return data, records
-                error = f"HTTP {status}: {self._redact(response.text)}"
+                error, kind = f"HTTP {status}: {self._redact(reply.text)}", "http"
                 retryable = retryable_status(status)
                 if retryable:
-                    retry_after = parse_retry_after(response.headers.get("retry-after"))
+                    retry_after = parse_retry_after(reply.headers.get("retry-after"))
             latency = (time.perf_counter() - start) * 1000.0
             records.append(
-                self._record(item, prompt, attempt, repair, status, latency, error=error)
+                self._record(item, prompt, attempt, repair, status, latency, error=error, kind=kind)
             )
             if not retryable or attempt == attempts - 1:
                 break
@@ -306,6 +320,7 @@ class JudgeClient:
         data: dict[str, Any] | None = None,
         *,
         error: str | None = None,
+        kind: str | None = None,
     ) -> CallRecord:
         usage = usage_of(data)
         cost = self._cost(usage)
@@ -324,7 +339,7 @@ class JudgeClient:
             self.stats.models.add(model)
         return CallRecord(
             item, prompt, attempt + 1, repair, status, round(latency, 3), model, fingerprint,
-            usage, cost, error,
+            usage, cost, error, kind,
         )  # fmt: skip
 
     def _cost(self, usage: dict[str, int] | None) -> float | None:

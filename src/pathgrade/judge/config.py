@@ -9,7 +9,8 @@ Values come from keyword arguments first, then the environment:
 =============================  ============================================
 
 The API key is held in a field excluded from ``repr`` and from :meth:`JudgeConfig.public`, so
-it cannot reach a log, a results file, a cache entry or a report by way of the config.
+it cannot reach a log, a results file, a cache entry or a report by way of the config; the
+base URL is shown without credentials (``https://user:pass@host`` prints as ``https://host``).
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from pathgrade.core.errors import ConfigError
+from pathgrade.judge.http import DEFAULT_DEADLINE, DEFAULT_MAX_RESPONSE_BYTES
+from pathgrade.judge.redact import public_url
 from pathgrade.openai_compat import chat_completions_url, sampling_params
 
 ENV_BASE_URL = "PATHGRADE_JUDGE_BASE_URL"
@@ -41,7 +44,11 @@ class JudgeConfig:
         seed: the ``seed`` request parameter (default 0; None leaves it out).
         max_tokens: the completion limit (None leaves it out).
         json_mode: ask for ``response_format: {"type": "json_object"}``.
-        timeout: seconds per HTTP attempt.
+        timeout: seconds each read (and the connect) of an HTTP attempt may take.
+        deadline: seconds of wall time one HTTP attempt may take in all, body included
+            (:mod:`pathgrade.judge.http`); a slower attempt is a timeout, retried.
+        max_response_bytes: the most bytes of a decoded response body; a larger one is a
+            ``judge_error`` at once (not retried).
         max_retries: retries after the first attempt on 429, 5xx, timeouts and transport errors.
         backoff_base: first backoff delay in seconds (doubled per retry, with jitter).
         backoff_max: upper bound of one backoff delay.
@@ -60,6 +67,8 @@ class JudgeConfig:
     max_tokens: int | None = 1024
     json_mode: bool = True
     timeout: float = 60.0
+    deadline: float = DEFAULT_DEADLINE
+    max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES
     max_retries: int = 4
     backoff_base: float = 0.5
     backoff_max: float = 30.0
@@ -71,11 +80,17 @@ class JudgeConfig:
     def __post_init__(self) -> None:
         if not self.base_url.startswith(("http://", "https://")):
             raise ConfigError(
-                f"expected an http(s) URL, got {self.base_url!r}", field="judge.base_url"
+                f"expected an http(s) URL, got {public_url(self.base_url)!r}",
+                field="judge.base_url",
             )
         if not self.model.strip():
             raise ConfigError("the judge model name is empty", field="judge.model")
-        positive = {"timeout": self.timeout, "concurrency": self.concurrency}
+        positive = {
+            "timeout": self.timeout,
+            "deadline": self.deadline,
+            "max_response_bytes": self.max_response_bytes,
+            "concurrency": self.concurrency,
+        }
         for name, value in positive.items():
             if not value > 0:
                 raise ConfigError(f"must be > 0, got {value!r}", field=f"judge.{name}")
@@ -90,6 +105,10 @@ class JudgeConfig:
             if not value >= 0:
                 raise ConfigError(f"must be >= 0, got {value!r}", field=f"judge.{name}")
 
+    def __repr__(self) -> str:
+        shown = {k: v for k, v in self.public().items() if k != "api_key_set"}
+        return "JudgeConfig(" + ", ".join(f"{k}={v!r}" for k, v in shown.items()) + ")"
+
     @property
     def endpoint(self) -> str:
         """The chat-completions URL."""
@@ -103,8 +122,10 @@ class JudgeConfig:
         return params
 
     def public(self) -> dict[str, Any]:
-        """Every setting except the API key, for provenance in outputs."""
+        """Every setting except the API key, for provenance in outputs; the base URL without
+        credentials, query or fragment (:func:`~pathgrade.judge.redact.public_url`)."""
         out = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "api_key"}
+        out["base_url"] = public_url(self.base_url)
         out["api_key_set"] = self.api_key is not None
         return out
 

@@ -18,6 +18,7 @@ from pathgrade.core.errors import InputError
 from pathgrade.core.types import Run
 from pathgrade.io.records import iter_records
 from pathgrade.judge.cache import atomic_write_bytes
+from pathgrade.judge.redact import Redactor
 
 
 @dataclass(frozen=True)
@@ -76,15 +77,19 @@ def run_record(run: Run) -> dict[str, Any]:
     return run.model_dump(mode="json", exclude_defaults=True)
 
 
-def write_runs(path: str | Path, runs: Iterable[Run]) -> int:
-    """Write runs as JSONL atomically; returns the count."""
-    lines = [orjson.dumps(run_record(run)) + b"\n" for run in runs]
+def write_runs(path: str | Path, runs: Iterable[Run], redactor: Redactor | None = None) -> int:
+    """Write runs as JSONL atomically, each record passed through ``redactor``; the count."""
+    redact = redactor or Redactor()
+    lines = [orjson.dumps(redact(run_record(run))) + b"\n" for run in runs]
     atomic_write_bytes(Path(path), b"".join(lines))
     return len(lines)
 
 
-def write_jsonl(path: str | Path, records: Iterable[Mapping[str, Any]]) -> int:
-    """Write JSON objects as JSONL atomically; returns the count."""
-    lines = [orjson.dumps(dict(r), option=orjson.OPT_SORT_KEYS) + b"\n" for r in records]
+def write_jsonl(
+    path: str | Path, records: Iterable[Mapping[str, Any]], redactor: Redactor | None = None
+) -> int:
+    """Write JSON objects as JSONL atomically, each passed through ``redactor``; the count."""
+    redact = redactor or Redactor()
+    lines = [orjson.dumps(redact(dict(r)), option=orjson.OPT_SORT_KEYS) + b"\n" for r in records]
     atomic_write_bytes(Path(path), b"".join(lines))
     return len(lines)

@@ -20,8 +20,11 @@ What is filled, and what never goes to the judge:
 * trajectory (optional): ``metadata["judge"]["trajectory"] = {"accurate", "reasoning"}``,
   reported separately from the deterministic path metrics and never mixed into them.
 
-A failed item is a ``judge_error``: its label stays unset, so the metric leaves it out (it is
-never scored 0); errors are listed in ``metadata["judge"]["errors"]`` and in the result.
+A failed item is a ``judge_error``: its label stays unset and is listed in
+``metadata["judge"]["failed"]`` (:mod:`pathgrade.core.judged`), so the metric is undefined for
+that run: left out of means and counted, never scored 0 and never decided by a weaker rule
+(a failed goal judgement leaves ``goal_success`` undefined, not the gold-answer string match).
+Errors are listed in ``metadata["judge"]["errors"]`` and in the result.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from pathgrade.core.errors import InputError
+from pathgrade.core.judged import FAILED_KEY
 from pathgrade.core.types import Case, Citation, Claim, Run
 from pathgrade.judge.client import JudgeClient
 from pathgrade.judge.files import Chunks
@@ -89,6 +93,8 @@ class Task:
     item: str
     prompt: Prompt
     check: Callable[[dict[str, Any]], Any]
+    #: The label this item fills (``goal``, ``claims[0]``, ``rubric.<dimension>``, ...).
+    label: str = ""
 
 
 @dataclass(frozen=True)
@@ -136,7 +142,7 @@ def _adder(
         prompt: Prompt,
         check: Callable[[dict[str, Any]], Any],
     ) -> None:
-        tasks.append(Task(position, kind, target, f"{label}:{name}", prompt, check))
+        tasks.append(Task(position, kind, target, f"{label}:{name}", prompt, check, name))
 
     return add
 
@@ -290,6 +296,8 @@ def apply(
             for _, o in done
             if not o.ok
         ],
+        # The labels left undefined by a failed judgement (pathgrade.core.judged).
+        FAILED_KEY: [task.label for task, o in done if not o.ok],
         "skipped": [{"item": s.item, "reason": s.reason} for s in skipped],
         "sources": sorted({o.source for _, o in done if o.source is not None}),
     }

@@ -41,6 +41,10 @@ class CallRecord:
     usage: dict[str, int] | None = None
     cost: float | None = None
     error: str | None = None
+    #: What failed: ``http`` (a non-200 status), ``bad_body`` (a 200 that is not a JSON
+    #: object), or a :data:`pathgrade.judge.http.ErrorKind` (``timeout``, ``deadline``,
+    #: ``too_large``, ``encoding``, ``transport``); None for a successful attempt.
+    error_kind: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)

@@ -11,11 +11,19 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from pathgrade.core.judged import GOAL, judgement_failed
 from pathgrade.core.types import Case, Run
 from pathgrade.judge.bias import length_correlation
 from pathgrade.judge.client import JudgeClient
 from pathgrade.judge.fill import FillResult
 from pathgrade.metrics.answer.layer import answer_layer
+from pathgrade.metrics.answer.rubric_columns import (
+    DEFAULT_MAX_DIMENSIONS,
+    OTHER,
+    PREFIX,
+    fold_rubric,
+    kept_dimensions,
+)
 
 JUDGED_METRICS = ("faithfulness", "citation_precision", "citation_recall")
 OFFLINE_NOTICE = "OFFLINE: recorded verdicts were replayed; no judge call was made"
@@ -25,15 +33,31 @@ def _mean(values: Sequence[float]) -> float | None:
     return sum(values) / len(values) if values else None
 
 
-def metric_means(cases_by_id: Mapping[str, Case], runs: Sequence[Run]) -> dict[str, Any]:
-    """Mean of each judged metric over the runs where it is defined, with the counts."""
+def metric_means(
+    cases_by_id: Mapping[str, Case],
+    runs: Sequence[Run],
+    *,
+    max_rubric_dimensions: int = DEFAULT_MAX_DIMENSIONS,
+) -> dict[str, Any]:
+    """Mean of each judged metric over the runs where it is defined, with the counts.
+
+    At most ``max_rubric_dimensions`` rubric dimensions are listed (the first seen, as in
+    scoring: :mod:`pathgrade.metrics.answer.rubric_columns`); the scores of the others are
+    counted in ``rubric_other``.
+
+    ``undefined``: the label was asked for and is missing (for ``goal_success``: its judgement
+    failed); ``not_computed``: the metric does not apply (for ``goal_success``: no success
+    recorded and none asked for, e.g. decided by the state match at scoring).
+    """
     collected: dict[str, list[float]] = {}
     undefined: dict[str, int] = {}
     not_computed: dict[str, int] = {}
+    kept, dropped = _rubric_columns(runs, max_rubric_dimensions)
     for run in runs:
         result = answer_layer(cases_by_id[run.case_id], run)
-        for name, value in result.metrics.items():
-            if name in JUDGED_METRICS or name.startswith("rubric."):
+        metrics = fold_rubric(result.metrics, kept, count_other=True) if dropped else result.metrics
+        for name, value in metrics.items():
+            if name in JUDGED_METRICS or name.startswith(PREFIX) or name == OTHER:
                 if value is None:
                     undefined[name] = undefined.get(name, 0) + 1
                 else:
@@ -43,18 +67,23 @@ def metric_means(cases_by_id: Mapping[str, Case], runs: Sequence[Run]) -> dict[s
                 not_computed[name] = not_computed.get(name, 0) + 1
     successes = [float(run.success) for run in runs if run.success is not None]
     collected["goal_success"] = successes
+    failed = sum(run.success is None and judgement_failed(run, GOAL) for run in runs)
+    undefined["goal_success"] = failed
+    not_computed["goal_success"] = len(runs) - len(successes) - failed
     names = sorted(set(collected) | set(undefined) | set(not_computed))
     return {
         name: {
             "mean": _mean(collected.get(name, [])),
             "n": len(collected.get(name, [])),
             "undefined": undefined.get(name, 0),
-            "not_computed": not_computed.get(name, 0)
-            if name != "goal_success"
-            else len(runs) - len(successes),
+            "not_computed": not_computed.get(name, 0),
         }
         for name in names
     }
+
+
+def _rubric_columns(runs: Sequence[Run], max_dimensions: int) -> tuple[frozenset[str], bool]:
+    return kept_dimensions((run.rubric for run in runs), max_dimensions=max_dimensions)
 
 
 def _trajectory(runs: Sequence[Run]) -> dict[str, Any]:
@@ -68,7 +97,8 @@ def _trajectory(runs: Sequence[Run]) -> dict[str, Any]:
 
 def _verbosity(runs: Sequence[Run]) -> dict[str, Any]:
     out: dict[str, Any] = {}
-    dimensions = sorted({d for run in runs for d in (run.rubric or {})})
+    kept, _ = _rubric_columns(runs, DEFAULT_MAX_DIMENSIONS)
+    dimensions = sorted(kept)
     for dimension in dimensions:
         pairs = [
             (float(score), float(len(run.answer or "")))

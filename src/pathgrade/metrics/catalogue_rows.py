@@ -274,6 +274,9 @@ _ANSWER = (
             "the run's numeric rubric score of one dimension, as recorded",
             "the run has no rubric score for the dimension", "rubric points", (-INF, INF),
             pattern=r"rubric\..+"),
+    MetricRow("rubric_other", "answer", _N, "count",
+            "the run's numeric rubric scores whose dimension is not a column (over the cap)",
+            "no dimension is over the cap, or the run has no rubric scores", "scores"),
 )  # fmt: skip
 
 _ABSTENTION = (

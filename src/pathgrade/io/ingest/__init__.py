@@ -13,7 +13,7 @@ from pathlib import Path
 from pathgrade.core.errors import InputError
 from pathgrade.core.types import Run
 from pathgrade.io.ingest import langchain, openai_messages, openinference, otel_genai, tau_bench
-from pathgrade.io.ingest._common import DEFAULT_CASE_ID_ATTRIBUTE, IngestOptions
+from pathgrade.io.ingest._common import DEFAULT_CASE_ID_ATTRIBUTE, IngestOptions, read_head
 
 __all__ = [
     "DEFAULT_CASE_ID_ATTRIBUTE",
@@ -94,11 +94,7 @@ def resolve(name: str) -> Format:
 
 def detect(path: str | Path) -> Format:
     """The format of a file, from its first :data:`HEAD_BYTES` bytes."""
-    try:
-        with Path(path).open("rb") as handle:
-            head = handle.read(HEAD_BYTES)
-    except OSError as error:
-        raise InputError(f"cannot read file: {error.strerror}", file=str(path)) from None
+    head = read_head(path, HEAD_BYTES)
     for item in FORMATS.values():
         if item.sniff(head):
             return item
@@ -111,11 +107,34 @@ def detect(path: str | Path) -> Format:
 def ingest(
     paths: Iterable[str | Path], fmt: str = "auto", options: IngestOptions | None = None
 ) -> Iterator[Run]:
-    """The runs of every file, in file order; ``fmt`` is a format name or ``auto``."""
+    """The runs of every file, in file order; ``fmt`` is a format name or ``auto``.
+
+    Every reader type-checks what it reads, so bad input is an :class:`InputError` naming
+    file, line and field. As a last resort, any other exception a reader raises is turned
+    into an :class:`InputError` naming the file, the line being read and the exception type
+    (no traceback): that is a reader bug to report, and it ends the file even with
+    ``skip_invalid``.
+    """
     options = options or IngestOptions()
+    chosen = None if fmt == "auto" else resolve(fmt)
     for path in paths:
-        reader = detect(path) if fmt == "auto" else resolve(fmt)
+        reader = chosen or detect(path)
+        yield from _guarded(reader, path, options)
+
+
+def _guarded(reader: Format, path: str | Path, options: IngestOptions) -> Iterator[Run]:
+    options.line = None
+    try:
         yield from reader.read(path, options)
+    except (InputError, MemoryError):
+        raise
+    except Exception as error:  # the safety net: a reader bug is still one line
+        raise InputError(
+            f"the {reader.name} reader failed on this input ({type(error).__name__}):"
+            " please report it",
+            file=str(path),
+            line=options.line,
+        ) from None
 
 
 def load_case_map(path: str | Path) -> dict[str, str]:
@@ -153,8 +172,16 @@ def run_record(run: Run) -> dict[str, object]:
 
 
 def write_runs(runs: Iterable[Run], path: str | Path | None) -> int:
-    """Write runs as JSON lines to ``path`` (``None`` or ``-``: standard output); the count."""
+    """Write runs as JSON lines to ``path`` (``None`` or ``-``: standard output); the count.
+
+    A file is written under a temporary name unique to this writer, in the same directory,
+    and renamed when complete: an error leaves no partial file. A missing directory, a
+    directory as ``path`` or an unwritable place is an :class:`InputError`, raised before
+    any run is read.
+    """
+    import os
     import sys
+    import uuid
 
     import orjson
 
@@ -165,14 +192,23 @@ def write_runs(runs: Iterable[Run], path: str | Path | None) -> int:
             count += 1
         return count
     target = Path(path)
-    tmp = target.with_name(target.name + ".tmp")
+    if target.is_dir():
+        raise InputError("cannot write runs: it is a directory", file=str(path))
+    tmp = target.with_name(f".{target.name}.{os.getpid()}.{uuid.uuid4().hex[:12]}.tmp")
     try:
-        with tmp.open("wb") as handle:
+        handle = tmp.open("xb")
+    except OSError as error:
+        raise InputError(f"cannot write runs: {error.strerror or error}", file=str(path)) from None
+    try:
+        with handle:
             for run in runs:
                 handle.write(orjson.dumps(run_record(run)) + b"\n")
                 count += 1
+        tmp.replace(target)
+    except OSError as error:
+        tmp.unlink(missing_ok=True)
+        raise InputError(f"cannot write runs: {error.strerror or error}", file=str(path)) from None
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
-    tmp.replace(target)
     return count

@@ -23,7 +23,15 @@ from pydantic import ValidationError
 
 from pathgrade.core.errors import InputError
 from pathgrade.core.types import RetrievedItem, Run, Step, Usage
-from pathgrade.io.ingest._common import IngestOptions, decode_arguments, maybe_json, number
+from pathgrade.io.ingest._common import (
+    TRIAL_LIMIT,
+    At,
+    IngestOptions,
+    bounded,
+    decode_arguments,
+    maybe_json,
+    number,
+)
 from pathgrade.io.ingest.spans import Span, ancestors, time_order
 
 SpanKind = Literal["tool", "llm", "retrieval", "agent"]
@@ -47,6 +55,23 @@ class SpanInfo:
 
 
 Classifier = Callable[[Span], SpanInfo]
+_TRIAL = "pathgrade.trial"
+
+
+def trial_number(value: Any, at: At) -> int:
+    """A trial attribute as an int: a non-negative integer or digit string; else 0.
+
+    A trial of 2**63 or more is an error (it would not survive being written back).
+    """
+    if isinstance(value, bool):
+        return 0
+    if isinstance(value, str) and value.isascii() and value.isdigit():
+        value = int(value) if len(value) <= 20 else TRIAL_LIMIT
+    if not isinstance(value, int) or value < 0:
+        return 0
+    if value >= TRIAL_LIMIT:
+        raise at.error("a trial number must be below 2**63")
+    return value
 
 
 def _find_attribute(spans: Sequence[Span], roots: Sequence[Span], key: str) -> Any:
@@ -74,6 +99,7 @@ def build_run(
     infos = {s.span_id: classify(s) for s in ordered}
     roots = [s for s in ordered if s.parent_id is None or s.parent_id not in index]
     line = min(s.line for s in spans)
+    options.line = line
 
     def agent_of(span: Span) -> Span | None:
         return next((a for a in ancestors(span, index) if infos[a.span_id].kind == "agent"), None)
@@ -115,7 +141,7 @@ def build_run(
         usage = _usage(roots, ordered, tokens + tool_tokens, costs)
         root_info = [infos[r.span_id] for r in roots]
         answer = next((i.output_text for i in root_info if i.output_text), None) or last_output
-        trial = _find_attribute(ordered, roots, "pathgrade.trial")
+        trial = trial_number(_find_attribute(ordered, roots, _TRIAL), At(file, line, _TRIAL))
         success = _find_attribute(ordered, roots, "pathgrade.success")
         metadata: dict[str, Any] = {"source": source, "trace_id": trace_id}
         if retrievals:
@@ -125,7 +151,7 @@ def build_run(
                 trace_id, _find_attribute(ordered, roots, options.case_id_attribute)
             ),
             run_id=trace_id,
-            trial=int(trial) if isinstance(trial, int | str) and str(trial).isdigit() else 0,
+            trial=trial,
             steps=tuple(steps),
             answer=answer,
             success=success if isinstance(success, bool) else None,
@@ -158,6 +184,9 @@ def _step(
             field="tool",
         )
     decoded = decode_arguments(info.arguments)
+    at = At(file, span.line, f"span {span.span_id}")
+    bounded(decoded.value, at.key("arguments"))
+    output = bounded(maybe_json(info.result), at.key("output"))
     metadata: dict[str, Any] = {"span_id": span.span_id, **info.extra}
     if agent is not None and infos[agent.span_id].agent_name:
         metadata["agent"] = infos[agent.span_id].agent_name
@@ -169,7 +198,7 @@ def _step(
         tool=tool,
         arguments=decoded.value,
         raw_arguments=decoded.raw,
-        output=maybe_json(info.result),
+        output=output,
         error=span.error,
         latency_ms=span.latency_ms,
         tokens=info.tokens,

@@ -31,12 +31,16 @@ from pathgrade.core.errors import InputError
 from pathgrade.core.types import Run
 from pathgrade.io.ingest._build import SpanInfo, runs_from_traces, sum_numbers
 from pathgrade.io.ingest._common import (
+    At,
     IngestOptions,
+    arr,
     head_text,
     json_lines,
+    kind,
     number,
     obj,
     score_of,
+    text,
     text_of,
 )
 from pathgrade.io.ingest.openai_messages import content_text, conversation_run
@@ -53,19 +57,19 @@ _ROLES = {
 }
 
 
-def _to_openai(message: Any) -> Any:
+def _to_openai(message: Any, at: At) -> Any:
+    """A ``{"type", "data"}`` message as an OpenAI-style message (others unchanged)."""
     if not isinstance(message, dict) or "data" not in message:
         return message
-    data = message["data"] if isinstance(message["data"], dict) else {}
+    data = obj(message["data"], at.key("data"), optional=False)
     role = _ROLES.get(str(message.get("type")), str(message.get("type")))
     out: dict[str, Any] = {"role": role, "content": data.get("content")}
-    calls = data.get("tool_calls")
-    if role == "assistant" and isinstance(calls, list) and calls:
+    calls_at = at.key("data").key("tool_calls")
+    calls = arr(data.get("tool_calls"), calls_at)
+    if role == "assistant" and calls:
         out["tool_calls"] = [
             {"id": c.get("id"), "function": {"name": c.get("name"), "arguments": c.get("args")}}
-            if isinstance(c, dict)
-            else c
-            for c in calls
+            for c in (obj(c, calls_at.item(k), optional=False) for k, c in enumerate(calls))
         ]
     if role == "tool":
         out["tool_call_id"] = data.get("tool_call_id")
@@ -75,55 +79,61 @@ def _to_openai(message: Any) -> Any:
     return out
 
 
-def _message_conversation(record: Any) -> dict[str, Any]:
+def _message_conversation(record: Any, at: At) -> dict[str, Any]:
     header = dict(record) if isinstance(record, dict) else {"messages": record}
     messages = header.get("messages")
     if isinstance(messages, list):
+        where = at.key("messages") if isinstance(record, dict) else at
         tokens: list[float] = []
-        for m in messages:
-            usage = m.get("data", {}).get("usage_metadata") if isinstance(m, dict) else None
+        converted = []
+        for i, m in enumerate(messages):
+            converted.append(_to_openai(m, where.item(i)))
+            data = m.get("data") if isinstance(m, dict) else None
+            usage = data.get("usage_metadata") if isinstance(data, dict) else None
             if isinstance(usage, dict):
                 total = number(usage.get("total_tokens"))
                 if total is not None:
                     tokens.append(total)
-        header["messages"] = [_to_openai(m) for m in messages]
+        header["messages"] = converted
         if tokens and "usage" not in header:
             header["usage"] = {"total_tokens": sum(tokens)}
     return header
 
 
-def _flatten_tree(root: Any, file: str, line: int, order: int) -> list[Span]:
+def _flatten_tree(root: Any, at: At, order: int) -> list[Span]:
     spans: list[Span] = []
-    stack: list[tuple[Any, str | None]] = [(root, None)]
+    stack: list[tuple[Any, str | None, At]] = [(root, None, at)]
     trace_id: str | None = None
+    ids = At(at.file, at.line)
     while stack:
-        run, parent = stack.pop()
+        run, parent, here = stack.pop()
         if not isinstance(run, dict):
-            raise InputError("a run (or child run) must be an object", file=file, line=line)
+            raise here.error(f"a run (or child run) must be an object, got {kind(run)}")
         run_id = run.get("id")
         if not isinstance(run_id, str) or not run_id:
-            raise InputError("a run needs a string 'id'", file=file, line=line, field="id")
-        trace_id = trace_id or text_of(run.get("trace_id")) or run_id
-        extra = obj(run.get("extra"))
-        meta = obj(extra.get("metadata"))
+            raise ids.key("id").error("a run needs a string 'id'")
+        trace_id = trace_id or text(run.get("trace_id"), here.key("trace_id")) or run_id
+        extra = obj(run.get("extra"), here.key("extra"))
+        meta = obj(extra.get("metadata"), here.key("extra").key("metadata"))
         spans.append(
             Span(
                 trace_id=trace_id,
                 span_id=run_id,
                 parent_id=parent,
-                name=str(run.get("name") or ""),
-                start_ns=time_ns(run.get("start_time"), "start_time", file=file, line=line),
-                end_ns=time_ns(run.get("end_time"), "end_time", file=file, line=line),
+                name=text(run.get("name"), here.key("name")) or "",
+                start_ns=time_ns(run.get("start_time"), ids.key("start_time")),
+                end_ns=time_ns(run.get("end_time"), ids.key("end_time")),
                 attributes={**meta, "run": run},
                 error=text_of(run.get("error")) or None,
-                line=line,
+                line=at.line,
                 order=order + len(spans),
             )
         )
-        children = run.get("child_runs") or []
-        if not isinstance(children, list):
-            raise InputError("child_runs must be a list", file=file, line=line, field="child_runs")
-        stack.extend((child, run_id) for child in reversed(children))
+        children_at = here.key("child_runs")
+        children = arr(run.get("child_runs"), ids.key("child_runs"))
+        stack.extend(
+            (child, run_id, children_at.item(k)) for k, child in reversed(list(enumerate(children)))
+        )
     return spans
 
 
@@ -183,7 +193,8 @@ def classify(span: Span) -> SpanInfo:
         for doc in docs if isinstance(docs, list) else []:
             if not isinstance(doc, dict):
                 continue
-            meta = obj(doc.get("metadata"))
+            meta = doc.get("metadata")
+            meta = meta if isinstance(meta, dict) else {}
             doc_id = doc.get("id") or meta.get("id")
             if isinstance(doc_id, str | int) and not isinstance(doc_id, bool) and str(doc_id):
                 found.append((str(doc_id), score_of(meta.get("score"))))
@@ -195,11 +206,11 @@ def classify(span: Span) -> SpanInfo:
 
 def sniff(head: bytes | str) -> bool:
     """LangSmith runs (``run_type``) or ``messages_to_dict`` output (``type`` + ``data``)."""
-    text = head_text(head)
-    if '"run_type"' in text:
+    start = head_text(head)
+    if '"run_type"' in start:
         return True
-    return '"data"' in text and any(
-        f'"type": "{t}"' in text or f'"type":"{t}"' in text for t in ("ai", "human", "tool")
+    return '"data"' in start and any(
+        f'"type": "{t}"' in start or f'"type":"{t}"' in start for t in ("ai", "human", "tool")
     )
 
 
@@ -209,25 +220,25 @@ def read(path: str | Path, options: IngestOptions | None = None) -> Iterator[Run
     name = str(path)
     order = 0
     for line, record in json_lines(path, options):
-        items = (
-            record
-            if isinstance(record, list)
+        at = At(name, line)
+        trees = (
+            isinstance(record, list)
             and record
             and isinstance(record[0], dict)
             and "run_type" in record[0]
-            else [record]
         )
-        for position, item in enumerate(items):
+        items = [(x, at.item(i)) for i, x in enumerate(record)] if trees else [(record, at)]
+        for position, (item, where) in enumerate(items):
             try:
                 if isinstance(item, dict) and "run_type" in item:
-                    spans = _flatten_tree(item, name, line, order)
+                    spans = _flatten_tree(item, where, order)
                     order += len(spans)
                     yield from runs_from_traces(
                         {spans[0].trace_id: spans}, classify, options, file=name, source=NAME
                     )
                 else:
                     yield conversation_run(
-                        _message_conversation(item),
+                        _message_conversation(item, where),
                         options,
                         file=name,
                         line=line,

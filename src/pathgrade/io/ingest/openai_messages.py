@@ -28,10 +28,14 @@ from pathgrade.core.errors import InputError
 from pathgrade.core.types import Run, Step, Usage
 from pathgrade.io.ingest._build import sum_numbers
 from pathgrade.io.ingest._common import (
+    TRIAL_LIMIT,
+    At,
     IngestOptions,
+    bounded,
     decode_arguments,
     head_text,
     json_lines,
+    kind,
     maybe_json,
     number,
     obj,
@@ -76,10 +80,14 @@ class _Builder:
     def error(self, message: str, field: str) -> InputError:
         return InputError(message, file=self.file, line=self.line, field=field)
 
+    def at(self, field: str) -> At:
+        return At(self.file, self.line, field)
+
     def call(self, name: Any, arguments: Any, call_id: Any, where: str) -> None:
         if not isinstance(name, str) or not name.strip():
             raise self.error("a tool call needs a function name", f"{where}.function.name")
         decoded = decode_arguments(arguments)
+        bounded(decoded.value, self.at(f"{where}.function.arguments"))
         step: dict[str, Any] = {
             "tool": name,
             "arguments": decoded.value,
@@ -96,7 +104,7 @@ class _Builder:
 
     def message(self, message: Any, where: str) -> None:
         if not isinstance(message, dict):
-            raise self.error("a message must be an object", where)
+            raise self.error(f"a message must be an object, got {kind(message)}", where)
         role = message.get("role")
         if role == "assistant":
             calls = message.get("tool_calls") or []
@@ -128,14 +136,16 @@ class _Builder:
                 raise self.error(
                     f"tool result for unknown tool_call_id {call_id!r}", f"{where}.tool_call_id"
                 )
-            step["output"] = maybe_json(content_text(message.get("content")))
+            output = maybe_json(content_text(message.get("content")))
+            step["output"] = bounded(output, self.at(f"{where}.content"))
             if message.get("status") == "error":  # LangChain ToolMessage
                 step["error"] = content_text(message.get("content")) or "error"
         elif role == "function":
             name = message.get("name")
             for step in reversed(self.steps):
                 if step["tool"] == name and "output" not in step:
-                    step["output"] = maybe_json(content_text(message.get("content")))
+                    output = maybe_json(content_text(message.get("content")))
+                    step["output"] = bounded(output, self.at(f"{where}.content"))
                     break
 
 
@@ -161,19 +171,23 @@ def conversation_run(
         builder.message(message, f"messages[{index}]")
     run_id = text_of(header.get("run_id")) or text_of(header.get("id"))
     run_id = run_id or f"{Path(file).name}:{line}" + (f"#{position}" if position else "")
-    metadata = obj(header.get("metadata"))
-    usage_raw = obj(header.get("usage"))
+    at = At(file, line)
+    metadata = bounded(obj(header.get("metadata"), at.key("metadata")), at.key("metadata"))
+    usage_raw = obj(header.get("usage"), at.key("usage"))
     tokens = number(usage_raw.get("total_tokens")) or sum_numbers(
         usage_raw.get("prompt_tokens"), usage_raw.get("completion_tokens")
     )
     trial = header.get("trial")
+    trial = trial if isinstance(trial, int) and not isinstance(trial, bool) else 0
+    if trial >= TRIAL_LIMIT:
+        raise at.key("trial").error("a trial number must be below 2**63")
     try:
         return Run(
             case_id=options.case_id(
                 run_id, header.get("case_id") or metadata.get(options.case_id_attribute)
             ),
             run_id=run_id,
-            trial=trial if isinstance(trial, int) and not isinstance(trial, bool) else 0,
+            trial=trial,
             steps=tuple(Step(**s) for s in builder.steps),
             answer=builder.answer,
             success=header.get("success") if isinstance(header.get("success"), bool) else None,

@@ -29,14 +29,15 @@ from pathgrade.io.ingest._common import (
     head_text,
     maybe_json,
     number,
+    read_head,
     score_of,
     text_of,
 )
 from pathgrade.io.ingest.spans import Span, by_trace, flat_spans, otlp_spans
 
 NAME = "openinference"
-_DOC = re.compile(r"retrieval\.documents\.(\d+)\.document\.(id|score)")
-_OUT = re.compile(r"llm\.output_messages\.(\d+)\.message\.(role|content)")
+_DOC = re.compile(r"retrieval\.documents\.([0-9]{1,9})\.document\.(id|score)")
+_OUT = re.compile(r"llm\.output_messages\.([0-9]{1,9})\.message\.(role|content)")
 _SCHEMA_KEYS = frozenset({"$schema", "properties", "required", "additionalProperties"})
 
 
@@ -144,7 +145,6 @@ def sniff(head: bytes | str) -> bool:
 def read(path: str | Path, options: IngestOptions | None = None) -> Iterator[Run]:
     """The runs of an OpenInference span file, one per trace."""
     options = options or IngestOptions()
-    with Path(path).open("rb") as handle:
-        head = handle.read(4096).decode("utf-8", errors="ignore")
+    head = head_text(read_head(path, 4096))
     spans = otlp_spans(path, options) if '"resourceSpans"' in head else flat_spans(path, options)
     yield from runs_from_traces(by_trace(spans), classify, options, file=str(path), source=NAME)

@@ -26,9 +26,21 @@ from pathlib import Path
 from typing import Any
 
 from pathgrade.core.errors import InputError
-from pathgrade.io.ingest._common import IngestOptions, json_lines, obj
+from pathgrade.io.ingest._common import (
+    MAX_NESTING,
+    At,
+    IngestOptions,
+    arr,
+    json_lines,
+    kind,
+    obj,
+    text,
+)
 
 _HEX = re.compile(r"[0-9a-fA-F]+")
+_DIGITS = re.compile(r"[0-9]{1,20}")
+_SIGNED = re.compile(r"-?[0-9]{1,20}")
+_UINT64 = 2**64
 
 
 @dataclass(frozen=True)
@@ -62,40 +74,36 @@ class Span:
         return (self.end_ns - self.start_ns) / 1e6
 
 
-def _hex_id(value: Any, size: int, what: str, *, file: str, line: int) -> str:
+def _hex_id(value: Any, size: int, at: At) -> str:
+    what = at.path
     if not isinstance(value, str) or not value:
-        raise InputError(f"{what} is missing or not a string", file=file, line=line, field=what)
-    text = value[2:] if value.startswith("0x") else value
-    if len(text) != size or not _HEX.fullmatch(text):
-        raise InputError(
+        raise at.error(f"{what} is missing or not a string")
+    digits = value[2:] if value.startswith("0x") else value
+    if len(digits) != size or not _HEX.fullmatch(digits):
+        raise at.error(
             f"{what} must be {size} hex digits (OTLP/JSON ids are hex, not base64),"
-            f" got {value[:40]!r}",
-            file=file,
-            line=line,
-            field=what,
+            f" got {value[:40]!r}"
         )
-    return text.lower()
+    return digits.lower()
 
 
-def _int64(value: Any, what: str, *, file: str, line: int) -> int | None:
+def _int64(value: Any, at: At) -> int | None:
     if value is None or value == "" or value == 0 or value == "0":
         return None
     if isinstance(value, bool):
-        raise InputError(f"{what} must be an integer", file=file, line=line, field=what)
-    if isinstance(value, int):
+        raise at.error(f"{at.path} must be an integer")
+    if isinstance(value, str) and _DIGITS.fullmatch(value):
+        value = int(value)
+    if isinstance(value, int) and 0 <= value < _UINT64:
         return value
-    if isinstance(value, str) and value.isdigit():
-        return int(value)
-    raise InputError(
-        f"{what} must be an int64 (a decimal string), got {str(value)[:40]!r}",
-        file=file,
-        line=line,
-        field=what,
-    )
+    raise at.error(f"{at.path} must be an int64 (a decimal string), got {str(value)[:40]!r}")
 
 
-def any_value(value: Any) -> Any:
-    """Python value of an OTLP ``AnyValue`` object."""
+def any_value(value: Any, depth: int = 0) -> Any:
+    """Python value of an OTLP ``AnyValue`` object (``None`` for what is not one).
+
+    Arrays and key-value lists nested deeper than :data:`MAX_NESTING` levels are ``None``.
+    """
     if not isinstance(value, dict):
         return None
     if "stringValue" in value:
@@ -104,35 +112,47 @@ def any_value(value: Any) -> Any:
         return bool(value["boolValue"])
     if "intValue" in value:
         raw = value["intValue"]
-        try:
+        if isinstance(raw, str) and _SIGNED.fullmatch(raw.strip()):
             return int(raw)
-        except (TypeError, ValueError):
-            return None
+        if isinstance(raw, float) and raw.is_integer():
+            return int(raw)
+        return raw if isinstance(raw, int) and not isinstance(raw, bool) else None
     if "doubleValue" in value:
         raw = value["doubleValue"]
-        try:
-            return float(raw)
-        except (TypeError, ValueError):
-            return None
+        if isinstance(raw, int | float | str) and not isinstance(raw, bool):
+            try:
+                return float(raw)
+            except ValueError:
+                return None
+        return None
+    if depth >= MAX_NESTING:
+        return None
     if "arrayValue" in value:
-        items = (value["arrayValue"] or {}).get("values") or []
-        return [any_value(v) for v in items] if isinstance(items, list) else None
+        inner = value["arrayValue"] or {}  # an empty array may be written as {} or null
+        items = (inner.get("values") or []) if isinstance(inner, dict) else None
+        return [any_value(v, depth + 1) for v in items] if isinstance(items, list) else None
     if "kvlistValue" in value:
-        return key_values((value["kvlistValue"] or {}).get("values"))
+        inner = value["kvlistValue"] or {}
+        return key_values(inner.get("values"), depth + 1) if isinstance(inner, dict) else None
     if "bytesValue" in value:
         return value["bytesValue"]
     return None
 
 
-def key_values(items: Any) -> dict[str, Any]:
+def key_values(items: Any, depth: int = 0) -> dict[str, Any]:
     """An OTLP ``KeyValue`` list as a dict (entries without a string key are dropped)."""
     out: dict[str, Any] = {}
     if not isinstance(items, list):
         return out
     for item in items:
         if isinstance(item, dict) and isinstance(item.get("key"), str):
-            out[item["key"]] = any_value(item.get("value"))
+            out[item["key"]] = any_value(item.get("value"), depth)
     return out
+
+
+def _attributes(value: Any, at: At) -> dict[str, Any]:
+    """The ``attributes`` KeyValue list of a resource or span (null: none)."""
+    return key_values(arr(value, at))
 
 
 def _status_error(status: Any, attributes: Mapping[str, Any]) -> str | None:
@@ -141,8 +161,8 @@ def _status_error(status: Any, attributes: Mapping[str, Any]) -> str | None:
     code = status.get("code", status.get("status_code"))
     if code in (2, "2", "STATUS_CODE_ERROR", "ERROR"):
         message = status.get("message") or status.get("description")
-        kind = attributes.get("error.type") or attributes.get("exception.message")
-        return str(message or kind or "error")
+        kind_ = attributes.get("error.type") or attributes.get("exception.message")
+        return str(message or kind_ or "error")
     return None
 
 
@@ -152,7 +172,7 @@ def otlp_spans(path: str | Path, options: IngestOptions) -> Iterator[Span]:
     order = 0
     for line, record in json_lines(path, options):
         try:
-            spans = list(_otlp_record(record, name, line, order))
+            spans = list(_otlp_record(record, At(name, line), order))
         except InputError as error:
             options.fail(error)
             continue
@@ -160,64 +180,74 @@ def otlp_spans(path: str | Path, options: IngestOptions) -> Iterator[Span]:
         yield from spans
 
 
-def _otlp_record(record: Any, file: str, line: int, order: int) -> Iterator[Span]:
-    if not isinstance(record, dict) or not isinstance(record.get("resourceSpans"), list):
-        raise InputError(
-            "expected an OTLP TracesData object with 'resourceSpans'", file=file, line=line
+def _otlp_record(record: Any, at: At, order: int) -> Iterator[Span]:
+    if not isinstance(record, dict) or "resourceSpans" not in record:
+        raise at.error("expected an OTLP TracesData object with 'resourceSpans'")
+    where = at.key("resourceSpans")
+    for i, resource_spans in enumerate(arr(record["resourceSpans"], where, optional=False)):
+        here = where.item(i)
+        resource_spans = obj(resource_spans, here, optional=False)
+        res_at = here.key("resource")
+        resource = _attributes(
+            obj(resource_spans.get("resource"), res_at).get("attributes"), res_at.key("attributes")
         )
-    for resource_spans in record["resourceSpans"]:
-        if not isinstance(resource_spans, dict):
-            raise InputError("resourceSpans entries must be objects", file=file, line=line)
-        resource = key_values((resource_spans.get("resource") or {}).get("attributes"))
-        for scope in resource_spans.get("scopeSpans") or []:
-            spans = scope.get("spans") if isinstance(scope, dict) else None
-            if not isinstance(spans, list):
-                raise InputError("scopeSpans entries need a 'spans' list", file=file, line=line)
-            for raw in spans:
-                if not isinstance(raw, dict):
-                    raise InputError("spans must be objects", file=file, line=line)
-                attributes = key_values(raw.get("attributes"))
-                parent = raw.get("parentSpanId")
-                yield Span(
-                    trace_id=_hex_id(raw.get("traceId"), 32, "traceId", file=file, line=line),
-                    span_id=_hex_id(raw.get("spanId"), 16, "spanId", file=file, line=line),
-                    parent_id=_hex_id(parent, 16, "parentSpanId", file=file, line=line)
-                    if parent
-                    else None,
-                    name=str(raw.get("name") or ""),
-                    start_ns=_int64(
-                        raw.get("startTimeUnixNano"), "startTimeUnixNano", file=file, line=line
-                    ),
-                    end_ns=_int64(
-                        raw.get("endTimeUnixNano"), "endTimeUnixNano", file=file, line=line
-                    ),
-                    attributes=attributes,
-                    error=_status_error(raw.get("status"), attributes),
-                    line=line,
-                    order=order,
-                    resource=resource,
-                )
+        scopes_at = here.key("scopeSpans")
+        for j, scope in enumerate(arr(resource_spans.get("scopeSpans"), scopes_at)):
+            scope_at = scopes_at.item(j)
+            spans_at = scope_at.key("spans")
+            spans = arr(obj(scope, scope_at, optional=False).get("spans"), spans_at, optional=False)
+            for k, raw in enumerate(spans):
+                yield _otlp_span(raw, spans_at.item(k), order, resource)
                 order += 1
 
 
-def _flatten(prefix: str, value: Any, out: dict[str, Any]) -> None:
-    if isinstance(value, dict):
-        for key, item in value.items():
-            _flatten(f"{prefix}.{key}" if prefix else str(key), item, out)
-    else:
-        out[prefix] = value
+def _otlp_span(raw: Any, at: At, order: int, resource: Mapping[str, Any]) -> Span:
+    raw = obj(raw, at, optional=False)
+    attributes = _attributes(raw.get("attributes"), at.key("attributes"))
+    parent = raw.get("parentSpanId")
+    ids = At(at.file, at.line)
+    return Span(
+        trace_id=_hex_id(raw.get("traceId"), 32, ids.key("traceId")),
+        span_id=_hex_id(raw.get("spanId"), 16, ids.key("spanId")),
+        parent_id=_hex_id(parent, 16, ids.key("parentSpanId")) if parent else None,
+        name=text(raw.get("name"), at.key("name")) or "",
+        start_ns=_int64(raw.get("startTimeUnixNano"), ids.key("startTimeUnixNano")),
+        end_ns=_int64(raw.get("endTimeUnixNano"), ids.key("endTimeUnixNano")),
+        attributes=attributes,
+        error=_status_error(obj(raw.get("status"), at.key("status")), attributes),
+        line=at.line,
+        order=order,
+        resource=resource,
+    )
 
 
-def time_ns(value: Any, what: str, *, file: str, line: int) -> int | None:
-    if isinstance(value, str) and not value.isdigit():
+def _flatten(value: Mapping[str, Any], at: At) -> dict[str, Any]:
+    """Nested attribute objects as dotted keys (``{"tool": {"name": x}}`` -> ``tool.name``)."""
+    out: dict[str, Any] = {}
+    stack: list[tuple[str, Any, int]] = [("", value, 0)]
+    while stack:
+        prefix, item, depth = stack.pop()
+        if isinstance(item, dict):
+            if depth > MAX_NESTING:
+                raise at.error(f"nested deeper than {MAX_NESTING} levels")
+            stack.extend(
+                (f"{prefix}.{key}" if prefix else str(key), child, depth + 1)
+                for key, child in reversed(item.items())
+            )
+        else:
+            out[prefix] = item
+    return out
+
+
+def time_ns(value: Any, at: At) -> int | None:
+    """Unix nanoseconds from an ISO-8601 time or an integer (a decimal string or a number)."""
+    if isinstance(value, str) and not _DIGITS.fullmatch(value):
         try:
             stamp = datetime.fromisoformat(value.replace("Z", "+00:00"))
-        except ValueError:
-            raise InputError(
-                f"{what} is not an ISO-8601 time: {value[:40]!r}", file=file, line=line, field=what
-            ) from None
-        return round(stamp.timestamp() * 1e9)
-    return _int64(value, what, file=file, line=line)
+            return round(stamp.timestamp() * 1e9)
+        except (ValueError, OverflowError, OSError):
+            raise at.error(f"{at.path} is not an ISO-8601 time: {value[:40]!r}") from None
+    return _int64(value, at)
 
 
 def flat_spans(path: str | Path, options: IngestOptions) -> Iterator[Span]:
@@ -225,10 +255,15 @@ def flat_spans(path: str | Path, options: IngestOptions) -> Iterator[Span]:
     name = str(path)
     order = 0
     for line, record in json_lines(path, options):
-        items = record if isinstance(record, list) else [record]
-        for item in items:
+        at = At(name, line)
+        items = (
+            [(item, at.item(i)) for i, item in enumerate(record)]
+            if isinstance(record, list)
+            else [(record, at)]
+        )
+        for item, where in items:
             try:
-                span = _flat_span(item, name, line, order)
+                span = _flat_span(item, where, order)
             except InputError as error:
                 options.fail(error)
                 continue
@@ -236,32 +271,29 @@ def flat_spans(path: str | Path, options: IngestOptions) -> Iterator[Span]:
             yield span
 
 
-def _flat_span(raw: Any, file: str, line: int, order: int) -> Span:
+def _flat_span(raw: Any, at: At, order: int) -> Span:
     if not isinstance(raw, dict):
-        raise InputError("expected a span object", file=file, line=line)
-    context = obj(raw.get("context")) or raw
-    attributes: dict[str, Any] = {}
-    if isinstance(raw.get("attributes"), dict):
-        _flatten("", raw["attributes"], attributes)
+        raise at.error(f"expected a span object, got {kind(raw)}")
+    ids = At(at.file, at.line)
+    context = obj(raw.get("context"), at.key("context")) or raw
+    attributes = _flatten(obj(raw.get("attributes"), at.key("attributes")), at.key("attributes"))
     parent = raw.get("parent_id")
     status = raw.get("status")
     if status is None and "status_code" in raw:
         status = {"status_code": raw["status_code"], "message": raw.get("status_message")}
+    resource = obj(raw.get("resource"), at.key("resource")).get("attributes")
     return Span(
-        trace_id=_hex_id(context.get("trace_id"), 32, "trace_id", file=file, line=line),
-        span_id=_hex_id(context.get("span_id"), 16, "span_id", file=file, line=line),
-        parent_id=_hex_id(parent, 16, "parent_id", file=file, line=line) if parent else None,
-        name=str(raw.get("name") or ""),
-        start_ns=time_ns(raw.get("start_time"), "start_time", file=file, line=line),
-        end_ns=time_ns(raw.get("end_time"), "end_time", file=file, line=line),
+        trace_id=_hex_id(context.get("trace_id"), 32, ids.key("trace_id")),
+        span_id=_hex_id(context.get("span_id"), 16, ids.key("span_id")),
+        parent_id=_hex_id(parent, 16, ids.key("parent_id")) if parent else None,
+        name=text(raw.get("name"), at.key("name")) or "",
+        start_ns=time_ns(raw.get("start_time"), ids.key("start_time")),
+        end_ns=time_ns(raw.get("end_time"), ids.key("end_time")),
         attributes=attributes,
         error=_status_error(status, attributes),
-        line=line,
+        line=at.line,
         order=order,
-        resource=dict(raw["resource"]["attributes"])
-        if isinstance(raw.get("resource"), dict)
-        and isinstance(raw["resource"].get("attributes"), dict)
-        else {},
+        resource=dict(resource) if isinstance(resource, dict) else {},
     )
 
 

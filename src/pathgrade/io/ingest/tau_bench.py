@@ -26,7 +26,15 @@ from pydantic import ValidationError
 
 from pathgrade.core.errors import InputError
 from pathgrade.core.types import Case, Run, Step
-from pathgrade.io.ingest._common import IngestOptions, head_text, json_lines
+from pathgrade.io.ingest._common import (
+    TRIAL_LIMIT,
+    At,
+    IngestOptions,
+    bounded,
+    head_text,
+    json_lines,
+    text,
+)
 
 NAME = "tau-bench"
 #: Tools of the tau-bench airline and retail domains that change the database.
@@ -63,6 +71,9 @@ def _actions(value: Any, field: str, *, file: str, line: int) -> list[dict[str, 
         isinstance(a, dict) and isinstance(a.get("tool"), str) for a in value
     ):
         raise InputError("expected a list of {tool, arguments}", file=file, line=line, field=field)
+    at = At(file, line, field)
+    for i, action in enumerate(value):
+        bounded(action.get("arguments"), at.item(i).key("arguments"))
     return value
 
 
@@ -81,8 +92,10 @@ def _run(record: Any, file: str, line: int) -> Run:
         raise InputError(
             f"reward must be a number, got {reward!r}", file=file, line=line, field="reward"
         )
+    at = At(file, line)
+    metadata = {k: bounded(record.get(k), at.key(k)) for k in _RUN_METADATA}
     try:
-        return Run(
+        run = Run(
             case_id=record.get("case_id"),
             run_id=record.get("run_id"),
             trial=record.get("trial", 0),
@@ -95,17 +108,20 @@ def _run(record: Any, file: str, line: int) -> Run:
                 for i, a in enumerate(actions)
             ),
             success=reward == 1.0,
-            metadata={"source": NAME, **{k: record.get(k) for k in _RUN_METADATA}},
+            metadata={"source": NAME, **metadata},
         )
     except ValidationError as error:
         first = error.errors()[0]
         where = ".".join(str(p) for p in first["loc"])
         raise InputError(first["msg"], file=file, line=line, field=where or None) from None
+    if run.trial >= TRIAL_LIMIT:
+        raise at.key("trial").error("a trial number must be below 2**63")
+    return run
 
 
 def sniff(head: bytes | str) -> bool:
-    text = head_text(head)
-    return '"agent_actions"' in text and '"gold_actions"' in text
+    start = head_text(head)
+    return '"agent_actions"' in start and '"gold_actions"' in start
 
 
 def read(path: str | Path, options: IngestOptions | None = None) -> Iterator[Run]:
@@ -127,20 +143,26 @@ def read_cases(path: str | Path, options: IngestOptions | None = None) -> list[C
     cases: dict[str, Case] = {}
     for line, record in json_lines(path, options):
         for item in record if isinstance(record, list) else [record]:
-            if not isinstance(item, dict) or item.get("case_id") in cases:
+            if not isinstance(item, dict):
                 continue
+            at = At(name, line)
             try:
+                case_id = text(item.get("case_id"), at.key("case_id"), optional=False) or ""
+                if case_id in cases:
+                    continue
                 gold = _actions(item.get("gold_actions"), "gold_actions", file=name, line=line)
-                cases[item["case_id"]] = Case(
-                    case_id=item["case_id"],
+                cases[case_id] = Case(
+                    case_id=case_id,
                     query=item.get("instruction"),
                     group=item.get("domain"),
                     reference=tuple(
                         Step(tool=a["tool"], arguments=a.get("arguments") or {}) for a in gold
                     ),
                     metadata={
-                        "gold_outputs": item.get("gold_outputs") or [],
-                        "task_id": item.get("task_id"),
+                        "gold_outputs": bounded(
+                            item.get("gold_outputs") or [], at.key("gold_outputs")
+                        ),
+                        "task_id": bounded(item.get("task_id"), at.key("task_id")),
                     },
                 )
             except ValidationError as error:

@@ -30,6 +30,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from pathgrade.core.errors import InputError
+from pathgrade.core.judged import GOAL, judgement_failed
 from pathgrade.core.types import Case, Run
 from pathgrade.metrics.answer.abstention import AbstentionReport, Outcome, abstention_report
 from pathgrade.metrics.answer.grounding import (
@@ -125,11 +126,14 @@ def answer_layer(
 def answer_correct(case: Case, run: Run) -> bool | None:
     """Whether an answering run is right, for abstention metrics.
 
-    The run's ``success`` when set; else, for an unanswerable case, False (it should have
+    The run's ``success`` when set; else None when a judge was asked for it and failed
+    (:mod:`pathgrade.core.judged`); else, for an unanswerable case, False (it should have
     abstained); else the SQuAD-normalised exact match against the gold answers; else None.
     """
     if run.success is not None:
         return run.success
+    if judgement_failed(run, GOAL):
+        return None
     if not case.answerable:
         return False
     golds = case.gold_answers()

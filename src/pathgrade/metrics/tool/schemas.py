@@ -4,6 +4,13 @@ A :class:`ToolSpec` is one tool's JSON Schema for its arguments plus a ``dangero
 Schemas are checked against their own metaschema (the ``$schema`` they declare, Draft 2020-12
 when they declare none) with :mod:`jsonschema`; arguments are then validated against them.
 Parsing a tools file lives in :mod:`pathgrade.io.tools`; nothing here reads files.
+
+**References stay inside the schema.** A tools file is untrusted input, so ``$ref`` (and
+``$dynamicRef``, ``$recursiveRef``) must start with ``#`` (``#/$defs/address``, an anchor)
+and resolve within the tool's own schema; a remote (``https://...``) or file
+(``file:///...``) reference is refused when the schema is checked (:func:`schema_problem`),
+and validation runs on a :mod:`referencing` registry that retrieves nothing, so scoring
+never makes a request or reads a file on a schema's behalf.
 """
 
 from __future__ import annotations
@@ -12,10 +19,23 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+import referencing
+import referencing.jsonschema
 from jsonschema import Draft202012Validator, SchemaError, validators
+from referencing.exceptions import NoSuchResource, Unresolvable
 
 #: The schema of a tool that declares no ``parameters`` (OpenAI: a call without arguments).
 NO_PARAMETERS: Mapping[str, Any] = {"type": "object", "properties": {}}
+#: Keywords whose value is a reference to another schema.
+REFERENCE_KEYWORDS = ("$ref", "$dynamicRef", "$recursiveRef")
+
+
+def _retrieve_nothing(uri: str) -> referencing.Resource[Any]:
+    raise NoSuchResource(ref=uri)  # type: ignore[call-arg]
+
+
+#: What validation resolves references with: the schema itself, never the network or a file.
+NO_RETRIEVAL: referencing.Registry[Any] = referencing.Registry(retrieve=_retrieve_nothing)  # type: ignore[call-arg]
 
 
 @dataclass(frozen=True)
@@ -100,6 +120,50 @@ def schema_problem(schema: Any) -> str | None:
     except SchemaError as error:
         where = error.json_path if hasattr(error, "json_path") else "$"
         return f"{' '.join(str(error.message).split())} (at {where})"
+    return reference_problem(schema) if isinstance(schema, dict) else None
+
+
+def _paths(node: Any, path: str, found: dict[int, str]) -> None:
+    """JSON paths of every object inside ``node``, by identity."""
+    if isinstance(node, dict):
+        found[id(node)] = path
+        for key, value in node.items():
+            _paths(value, f"{path}.{key}", found)
+    elif isinstance(node, list):
+        for i, value in enumerate(node):
+            _paths(value, f"{path}[{i}]", found)
+
+
+def reference_problem(schema: Mapping[str, Any]) -> str | None:
+    """Why a reference in ``schema`` is refused (one line), or None when every ``$ref``
+    starts with ``#`` and resolves within ``schema`` (see the module docstring)."""
+    specification = referencing.jsonschema.specification_with(
+        str(schema.get("$schema", "")), default=referencing.jsonschema.DRAFT202012
+    )
+    root = specification.create_resource(schema)
+    paths: dict[int, str] = {}
+    _paths(schema, "$", paths)
+    pending = [(root, NO_RETRIEVAL.resolver_with_root(root))]
+    while pending:
+        resource, resolver = pending.pop()
+        contents = resource.contents
+        if isinstance(contents, dict):
+            where = paths.get(id(contents), "$")
+            for keyword in REFERENCE_KEYWORDS:
+                if keyword not in contents:
+                    continue
+                ref = contents[keyword]
+                if not isinstance(ref, str) or not ref.startswith("#"):
+                    return (
+                        f"{keyword} {ref!r} (at {where}) points outside the schema: only"
+                        " references within it ('#/$defs/...') are resolved; remote and"
+                        " file references are refused"
+                    )
+                try:
+                    resolver.lookup(ref)
+                except Unresolvable:
+                    return f"{keyword} {ref!r} (at {where}) does not resolve within the schema"
+        pending.extend((sub, resolver.in_subresource(sub)) for sub in resource.subresources())
     return None
 
 
@@ -120,6 +184,15 @@ def schema_violations(spec: ToolSpec, arguments: Any) -> list[SchemaViolation]:
             message=" ".join(str(error.message).split()),
             validator=str(error.validator),
         )
-        for error in cls(schema).iter_errors(arguments)
+        for error in _errors(spec, cls(schema, registry=NO_RETRIEVAL), arguments)
     ]
     return sorted(found, key=lambda v: (v.path, v.message))
+
+
+def _errors(spec: ToolSpec, validator: Any, arguments: Any) -> list[Any]:
+    try:
+        return list(validator.iter_errors(arguments))
+    except Unresolvable as error:  # a spec built in code, not checked by schema_problem
+        raise ValueError(
+            f"tool {spec.name!r}: unresolvable reference in its schema: {error}"
+        ) from None
