@@ -16,14 +16,13 @@ from typing import Any
 from pathgrade.core.config import ScoringConfig
 from pathgrade.core.errors import InputError
 from pathgrade.core.gc_pause import paused_gc
-from pathgrade.core.provenance import (
-    Provenance,
+from pathgrade.core.provenance import Provenance, short_hash
+from pathgrade.core.record_provenance import (
     RecordProvenance,
     canonical_json,
     cases_hash,
     measured,
     sha256_of,
-    short_hash,
 )
 from pathgrade.core.results import ScoreResult
 from pathgrade.core.run_columns import CaseColumns, RunColumns
@@ -93,9 +92,9 @@ def score(
             for this call when not given.
         provenance: what the records say they were measured with and their controlled
             variables (:mod:`pathgrade.core.provenance`; build one with
-            :func:`~pathgrade.core.provenance.measured`, e.g. to add labels). Default:
+            :func:`~pathgrade.core.record_provenance.measured`, e.g. to add labels). Default:
             this pathgrade's semantics, the hash of ``config``, the hash of the JSON of
-            ``cases`` (:func:`~pathgrade.core.provenance.cases_hash`) and, with
+            ``cases`` (:func:`~pathgrade.core.record_provenance.cases_hash`) and, with
             ``tools``, ``tool_schema`` = the hash of their canonical JSON. Each run's
             ``metadata["model"]`` (what ingest found in its trace) is added as its
             ``model`` variable unless the provenance names a ``model`` (a label wins).

@@ -74,7 +74,7 @@ def test_short_hash() -> None:
 
 
 def test_lazy_record_provenance_is_built_once_and_only_when_needed() -> None:
-    from pathgrade.core.provenance import RecordProvenance
+    from pathgrade.core.record_provenance import RecordProvenance
 
     calls: list[int] = []
     common = Provenance(2, "sha256:aaaa", "sha256:cccc", "0.1.0", {"prompt_version": "p1"})

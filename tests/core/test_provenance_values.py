@@ -6,16 +6,13 @@ import hashlib
 
 from pathgrade._version import __version__
 from pathgrade.core.config import CompareConfig, ScoringConfig
-from pathgrade.core.provenance import (
-    SEMANTICS_VERSION,
-    Provenance,
+from pathgrade.core.provenance import SEMANTICS_VERSION, Provenance, common_variables, short_hash
+from pathgrade.core.record_provenance import (
     RecordProvenance,
     canonical_json,
     cases_hash,
-    common_variables,
     config_hash,
     measured,
-    short_hash,
     variables_of,
 )
 from pathgrade.core.types import Case

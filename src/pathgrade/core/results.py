@@ -18,7 +18,8 @@ import numpy.typing as npt
 
 if TYPE_CHECKING:
     from pathgrade.core.explanations import AlignmentColumns, DefectColumns
-    from pathgrade.core.provenance import Provenance, RecordProvenance
+    from pathgrade.core.provenance import Provenance
+    from pathgrade.core.record_provenance import RecordProvenance
 
 #: The version of the result record :meth:`RunResult.to_dict` gives and ``score --out``
 #: writes (the record is defined, field by field, in :mod:`pathgrade.io.results.schema`).

@@ -2,7 +2,7 @@
 
 ``pathgrade score`` (every engine), ``compare --cases`` and ``runs`` record, in every result
 record, :func:`scoring_provenance`: the scoring semantics, the config hash
-(:func:`pathgrade.core.provenance.config_hash`), the hash of the cases file's bytes, and
+(:func:`pathgrade.core.record_provenance.config_hash`), the hash of the cases file's bytes, and
 the controlled variables: ``tool_schema`` (the hash of the ``--tools`` file, when given)
 overridden by the ``--label NAME=VALUE`` labels. Each run's trace model is added when
 scoring (:func:`pathgrade.score`).
@@ -16,7 +16,8 @@ from pathlib import Path
 
 from pathgrade.core.config import ScoringConfig
 from pathgrade.core.errors import InputError
-from pathgrade.core.provenance import Provenance, measured, short_hash, variables_of
+from pathgrade.core.provenance import Provenance, short_hash
+from pathgrade.core.record_provenance import measured, variables_of
 
 __all__ = ["file_hash", "scoring_provenance"]
 

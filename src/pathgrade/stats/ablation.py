@@ -19,19 +19,7 @@ simple and conditional effects, and every effect of a secondary metric, keep raw
 (``p_holm`` is ``None``). An effect is *detected* when its interval excludes 0 and its p-value
 (Holm-adjusted in the family, raw otherwise) is below ``1 - confidence``.
 
-The reading of a metric, in its better direction (the catalogue's; a "gain" is an
-improvement):
-
-* interval of the interaction spans 0: "A and B act independently (no detectable interaction)";
-* interval excludes 0 but the p-value does not pass: "no detectable interaction after
-  correcting for N comparisons" (primary) or "no detectable interaction (p = ...)";
-* detected and positive: "A and B together gain more than the sum of their gains alone";
-* detected and negative: for each factor whose simple effect is a detected gain, "B's gain
-  shrinks when A is present" when B's effect with A present is still a detected gain,
-  "reverses" when it is a detected loss, "disappears" when it is not detected; with no such
-  factor, "A and B together do worse than the sum of their effects alone";
-* detected, for a metric without a better direction: "A and B interact: together they change
-  it by X, not by the sum of their separate changes (Y)".
+The plain-words reading of each metric is :func:`pathgrade.stats.ablation_reading.reading`.
 """
 
 from __future__ import annotations
@@ -46,6 +34,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from pathgrade.metrics.spec import Direction
+from pathgrade.stats.ablation_reading import reading
 from pathgrade.stats.compare import metric_direction
 from pathgrade.stats.family import ALWAYS_PRIMARY, default_primary
 from pathgrade.stats.holm import holm
@@ -284,49 +273,6 @@ def _check_case_sets(arms: Sequence[Records]) -> list[str]:
     return union
 
 
-def _reading(m: MetricAblation, family_size: int) -> str:
-    if m.n == 0:
-        return "no data: no case is defined in all four arms"
-    interaction = m.effects["interaction"]
-    low, high = interaction.ci
-    if low <= 0.0 <= high:
-        return "A and B act independently (no detectable interaction)"
-    if not interaction.detected:
-        if m.primary:
-            return (
-                f"no detectable interaction after correcting for {family_size} comparisons"
-                " (the interval alone excludes 0)"
-            )
-        return f"no detectable interaction (p = {interaction.p_value:.3g})"
-    if m.direction == "neither":
-        both = m.effects["simple_ab"].estimate
-        summed = m.effects["simple_a"].estimate + m.effects["simple_b"].estimate
-        return (
-            f"A and B interact: together they change it by {both:.3g}, not by the sum of"
-            f" their separate changes ({summed:.3g})"
-        )
-    sign = 1.0 if m.direction == "higher" else -1.0
-    if sign * interaction.estimate > 0:
-        return "A and B together gain more than the sum of their gains alone (synergy)"
-    parts = []
-    for factor, other, alone, together in (
-        ("B", "A", "simple_b", "b_with_a"),
-        ("A", "B", "simple_a", "a_with_b"),
-    ):
-        gain = m.effects[alone]
-        if not (gain.detected and sign * gain.estimate > 0):
-            continue
-        cond = m.effects[together]
-        if cond.detected:
-            word = "shrinks" if sign * cond.estimate > 0 else "reverses"
-        else:
-            word = "disappears"
-        parts.append(f"{factor}'s gain {word} when {other} is present")
-    if parts:
-        return "; ".join(parts)
-    return "A and B together do worse than the sum of their effects alone"
-
-
 def _analyse(
     name: str,
     arms: Sequence[Records],
@@ -442,5 +388,5 @@ def ablation_records(
             p = effect.p_value if p_holm is None else p_holm
             effects[e] = replace(effect, p_holm=p_holm, detected=_detected(effect, p, alpha))
         done = replace(m, effects=effects)
-        final[m.name] = replace(done, reading=_reading(done, family_size))
+        final[m.name] = replace(done, reading=reading(done, family_size))
     return Ablation(len(cases), final, family_size, confidence, resamples, seed)

@@ -4,7 +4,7 @@ See :mod:`pathgrade.store.runs` for the layout and the atomic write, and
 :mod:`pathgrade.store.query` for SQL across runs.
 """
 
-from pathgrade.core.provenance import config_hash
+from pathgrade.core.record_provenance import config_hash
 from pathgrade.store.manifest import STORE_SCHEMA_VERSION, Manifest, parse_labels
 from pathgrade.store.query import QueryResult, query
 from pathgrade.store.runs import RunStore, StoredRun, StoreEntry, store_path

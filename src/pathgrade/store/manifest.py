@@ -10,7 +10,7 @@ A manifest is a small JSON object kept in the run's Parquet footer (key
      "variables": {"git_commit": "abc123", "model": "gpt-x", "tool_schema": "sha256:..."},
      "runs": 200, "metrics": {"path_score": "score", ...}, "summary": {...}}
 
-``config_hash`` is :func:`pathgrade.core.provenance.config_hash` (the one the records'
+``config_hash`` is :func:`pathgrade.core.record_provenance.config_hash` (the one the records'
 ``provenance.config`` shortens); ``variables`` are the controlled variables every record's
 ``provenance`` shares (the labels, the tools file's hash, the traces' model), ``labels``
 the labels given when the run was stored.
@@ -32,7 +32,7 @@ import orjson
 
 from pathgrade._version import __version__
 from pathgrade.core.errors import InputError
-from pathgrade.core.provenance import sha256_of
+from pathgrade.core.record_provenance import sha256_of
 from pathgrade.io.provenance import file_hash
 
 __all__ = [

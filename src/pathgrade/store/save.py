@@ -8,7 +8,8 @@ from typing import Any
 
 from pathgrade.core.config import ScoringConfig
 from pathgrade.core.errors import InputError
-from pathgrade.core.provenance import common_variables, config_hash, records_provenance
+from pathgrade.core.provenance import common_variables, records_provenance
+from pathgrade.core.record_provenance import config_hash
 from pathgrade.core.results import ScoreResult
 from pathgrade.core.types import Case, Run
 from pathgrade.io.results import read_results, records_jsonl
@@ -40,7 +41,7 @@ def save_scored(
             (steps, arguments, answers, retrieved lists) the HTML report shows.
         cases: the cases by id, for the chosen reference path, gold answers and evidence.
         config: the scoring configuration (hashed into the manifest:
-            :func:`pathgrade.core.provenance.config_hash`, as the records' provenance).
+            :func:`pathgrade.core.record_provenance.config_hash`, as the records' provenance).
         labels: free labels (git commit, model, prompt version, ...); the controlled
             variables the manifest keeps are the records' (their ``provenance``).
         inputs: input files whose hashes go into the manifest (cases, runs, config, tools).

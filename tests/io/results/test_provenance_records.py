@@ -19,11 +19,10 @@ from pathgrade.core.provenance import (
     SEMANTICS_VERSION,
     UNKNOWN,
     Provenance,
-    cases_hash,
-    config_hash,
     records_provenance,
     short_hash,
 )
+from pathgrade.core.record_provenance import cases_hash, config_hash
 from pathgrade.io.cases import load_cases, load_runs
 from pathgrade.io.config import load_config
 from pathgrade.io.results import ResultRecord, read_results, records_jsonl, validate_record

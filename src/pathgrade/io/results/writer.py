@@ -35,7 +35,7 @@ import orjson
 import pyarrow as pa
 
 from pathgrade.core.explanations import AlignmentColumns, DefectColumns
-from pathgrade.core.provenance import RecordProvenance
+from pathgrade.core.record_provenance import RecordProvenance
 from pathgrade.core.results import FloatArray, MetricKind, ScoreResult
 from pathgrade.core.types import Run
 from pathgrade.io.results.details import AlignmentText, DefectsText
