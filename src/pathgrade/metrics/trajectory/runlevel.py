@@ -28,7 +28,10 @@ from dataclasses import dataclass
 from pathgrade.core.judged import GOAL, judgement_failed
 from pathgrade.core.types import Budget, Case, Run, Step
 from pathgrade.metrics.trajectory import messages
-from pathgrade.metrics.trajectory.arguments import freeze, normalize_text
+from pathgrade.metrics.trajectory.arguments import normalize_text
+
+# The run-level checks have no faster form: the engine uses the definition's own matcher.
+from pathgrade.metrics.trajectory.definition.checks import forbids
 
 NAN = math.nan
 
@@ -138,19 +141,6 @@ def unrecovered_errors(
     return failed, unrecovered
 
 
-def _forbids(entry: Step, step: Step) -> bool:
-    if entry.tool != step.tool:
-        return False
-    want, got = entry.arguments, step.arguments
-    if isinstance(want, dict) and isinstance(got, dict):
-        return all(k in got and freeze(v) == freeze(got[k]) for k, v in want.items())
-    if isinstance(want, list) and isinstance(got, list):
-        return len(got) >= len(want) and all(
-            freeze(w) == freeze(g) for w, g in zip(want, got, strict=False)
-        )
-    return not want
-
-
 def forbidden_steps(steps: Sequence[Step], case: Case) -> list[tuple[int, str]]:
     """``(agent step index, reason)`` for every forbidden step."""
     if not case.forbidden_tools and not case.forbidden_actions:
@@ -162,7 +152,7 @@ def forbidden_steps(steps: Sequence[Step], case: Case) -> list[tuple[int, str]]:
             out.append((index, messages.FORBIDDEN_TOOL.format(tool=step.tool)))
             continue
         for entry in case.forbidden_actions:
-            if _forbids(entry, step):
+            if forbids(entry, step):
                 out.append((index, messages.FORBIDDEN_ACTION.format(action=entry)))
                 break
     return out

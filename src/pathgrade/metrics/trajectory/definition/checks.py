@@ -99,7 +99,10 @@ def budget_violations(run: Run, budget: Budget | None) -> list[tuple[str, float,
     return out
 
 
-def _forbids(entry: Step, step: Step) -> bool:
+def forbids(entry: Step, step: Step) -> bool:
+    """A ``forbidden_actions`` entry matches a step: same tool, and every argument the entry
+    gives equal (by name, or by position for positional arguments); an entry without
+    arguments forbids every call of its tool."""
     if entry.tool != step.tool:
         return False
     want, got = entry.arguments, step.arguments
@@ -121,7 +124,7 @@ def forbidden_steps(steps: Sequence[Step], case: Case) -> list[tuple[int, str]]:
             out.append((j, messages.FORBIDDEN_TOOL.format(tool=step.tool)))
             continue
         for entry in case.forbidden_actions:
-            if _forbids(entry, step):
+            if forbids(entry, step):
                 out.append((j, messages.FORBIDDEN_ACTION.format(action=format_step(entry))))
                 break
     return out
