@@ -299,11 +299,6 @@ def test_partitions_refuse_a_json_array_with_one_line(tmp_path: Path) -> None:
     assert len(load_runs(path).items) == 1  # in memory it is read
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="pathgrade.io.records (not this helper's file) still reads arrays with stdlib json"
-    " and JSONL with str.splitlines: it must re-export pathgrade.io.jsonl.iter_records",
-)
 def test_judge_files_are_read_as_every_json_input(tmp_path: Path) -> None:
     """Chunks and recordings (pathgrade.io.records) under the same rules: a U+2028 inside a
     text stays in its record, a 5,000-digit number and 2,000 levels are one-line errors."""

@@ -79,3 +79,25 @@ def test_records_are_read_one_at_a_time(tmp_path: Path) -> None:
 def test_validate_record_returns_the_record_itself() -> None:
     record = dict(GOOD)
     assert validate_record(record, file="f", line=1) is record
+
+
+def test_results_lines_are_bounded_split_on_newline_only_and_bom_skipped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A results file is read like every JSON input: a BOM is skipped, a U+2028 inside a
+    string stays in its record, and a line over the limit is a one-line error at its line."""
+    from pathgrade.io.jsonl import MAX_LINE_BYTES_ENV
+
+    good = tmp_path / "results.jsonl"
+    golden = Path(__file__).resolve().parents[2] / "golden" / "results"
+    line = sorted(golden.glob("*.jsonl"))[-1].read_bytes().split(b"\n")[0]
+    record = orjson.loads(line)
+    record["case_id"] = "a\u2028b"
+    good.write_bytes(b"\xef\xbb\xbf" + orjson.dumps(record) + b"\n")
+    assert [r["case_id"] for r in iter_results(good)] == ["a\u2028b"]
+    monkeypatch.setenv(MAX_LINE_BYTES_ENV, "100")
+    long = tmp_path / "long.jsonl"
+    long.write_bytes(b"\n" + orjson.dumps(record) + b"\n")
+    with pytest.raises(InputError, match="longer than 100 bytes") as info:
+        list(iter_results(long))
+    assert info.value.line == 2

@@ -18,6 +18,14 @@ import msgspec
 import orjson
 
 from pathgrade.core.errors import InputError
+from pathgrade.io.jsonl import (
+    BOM,
+    JSON_WHITESPACE,
+    bounded_lines,
+    check_depth,
+    decode_line,
+    line_limit,
+)
 from pathgrade.io.results.schema import SCHEMA_VERSION, ResultRecord
 
 _AT = re.compile(r"^(?P<message>.*?)(?: - at `\$(?P<path>[^`]*)`)?$")
@@ -73,7 +81,9 @@ def _explain(text: str) -> tuple[str, str | None]:
 
 def iter_results(path: str | Path) -> Iterator[dict[str, Any]]:
     """Yield the records of a results file (JSONL), each validated; errors name the file and
-    line. Blank lines are skipped; a file without records is an error."""
+    line. Lines are split on ``\n`` only and bounded (:func:`~pathgrade.io.jsonl.line_limit`),
+    a leading byte order mark is skipped, blank lines are skipped; a file without records is
+    an error."""
     name = str(path)
     try:
         handle = Path(path).open("rb")  # noqa: SIM115 - closed by the with below; errors first
@@ -81,13 +91,16 @@ def iter_results(path: str | Path) -> Iterator[dict[str, Any]]:
         raise InputError(f"cannot read results file: {error.strerror}", file=name) from None
     with handle:
         seen = False
-        for number, raw in enumerate(handle, start=1):
-            if not raw.strip():
+        if handle.peek(len(BOM))[: len(BOM)] == BOM:  # peek: a pipe cannot seek back
+            handle.read(len(BOM))
+        for number, raw in bounded_lines(handle, name, line_limit()):
+            body = raw.strip(JSON_WHITESPACE)
+            if not body:
                 continue
-            try:
-                record = orjson.loads(raw)
-            except orjson.JSONDecodeError as error:
-                raise InputError(f"malformed JSON: {error}", file=name, line=number) from None
+            record = decode_line(body, name, number)
+            if isinstance(record, InputError):
+                raise record
+            check_depth(record, name, number)
             seen = True
             yield validate_record(record, file=name, line=number)
         if not seen:
