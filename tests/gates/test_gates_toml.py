@@ -53,7 +53,13 @@ def test_example_file_uses_every_rule_on_defined_names() -> None:
         (
             '[settings]\nresamples = 0\n[[gate]]\nmetric = "x"\nrule = "min"\nthreshold = 1\n',
             "settings.resamples",
-            ">= 1",
+            "from 1 to 1,000,000",
+        ),
+        (  # no upper bound let a typo run for hours
+            '[settings]\nresamples = 1000001\n[[gate]]\nmetric = "x"\nrule = "min"\n'
+            "threshold = 1\n",
+            "settings.resamples",
+            "from 1 to 1,000,000",
         ),
         ("[settings]\nseed = 1\n", "gate", "no gates"),
         ('[[gates]]\nmetric = "x"\n', "gates", "top-level"),

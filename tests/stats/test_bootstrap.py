@@ -80,3 +80,14 @@ def test_bad_inputs() -> None:
         paired_bootstrap([1.0], [1.0, 2.0])
     with pytest.raises(TypeError):
         bootstrap_mean_ci([1.0, 2.0], rng="seed")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("resamples", [0, -1, True, 1.5, 1_000_001])
+def test_resamples_are_bounded(resamples: object) -> None:
+    """From 1 to MAX_RESAMPLES (1,000,000); anything else is a ValueError, not hours of work."""
+    from pathgrade.core.limits import MAX_RESAMPLES
+    from pathgrade.stats.bootstrap import resample_means
+
+    assert MAX_RESAMPLES == 1_000_000
+    with pytest.raises(ValueError, match="from 1 to 1,000,000"):
+        resample_means([1.0, 2.0], resamples)  # type: ignore[arg-type]

@@ -16,6 +16,7 @@ from rich.table import Table
 from pathgrade.cli.provenance import AllowConfigChange, head_lines, print_head
 from pathgrade.core.comparability import check_records
 from pathgrade.core.errors import InputError
+from pathgrade.core.limits import MAX_RESAMPLES
 from pathgrade.stats.ablation import (
     ARMS,
     EFFECT_LABELS,
@@ -94,7 +95,10 @@ def ablation_command(
     ] = False,
     seed: Annotated[int, typer.Option("--seed", help="Seed of the bootstrap/permutation.")] = 0,
     resamples: Annotated[
-        int, typer.Option("--resamples", min=1, help="Bootstrap and permutation resamples.")
+        int,
+        typer.Option(
+            "--resamples", min=1, max=MAX_RESAMPLES, help="Bootstrap and permutation resamples."
+        ),
     ] = 10_000,
     confidence: Annotated[
         float, typer.Option("--confidence", min=0.5, max=0.999, help="Interval level.")

@@ -18,6 +18,7 @@ from pathgrade.cli.provenance import AllowConfigChange, head_lines, json_documen
 from pathgrade.cli.score import score_to_records
 from pathgrade.core.comparability import check_records
 from pathgrade.core.errors import InputError
+from pathgrade.core.limits import MAX_RESAMPLES
 from pathgrade.io.cases import load_cases
 from pathgrade.io.config import load_config
 from pathgrade.report.display import clip
@@ -225,7 +226,10 @@ def compare_command(
     ] = False,
     seed: Annotated[int, typer.Option("--seed", help="Seed of the bootstrap/permutation.")] = 0,
     resamples: Annotated[
-        int, typer.Option("--resamples", min=1, help="Bootstrap and permutation resamples.")
+        int,
+        typer.Option(
+            "--resamples", min=1, max=MAX_RESAMPLES, help="Bootstrap and permutation resamples."
+        ),
     ] = 10_000,
     ci_method: Annotated[
         CIMethodOption, typer.Option("--ci-method", help="Bootstrap interval method.")

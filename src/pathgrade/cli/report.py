@@ -11,6 +11,7 @@ from rich.console import Console
 from pathgrade.cli.outputs import check_output_file
 from pathgrade.cli.provenance import AllowConfigChange
 from pathgrade.core.errors import InputError
+from pathgrade.core.limits import MAX_RESAMPLES
 from pathgrade.io.cases import load_cases
 from pathgrade.io.gates import load_gates
 from pathgrade.report.html import write_html
@@ -86,7 +87,10 @@ def report_command(
         ),
     ] = None,
     resamples: Annotated[
-        int, typer.Option("--resamples", min=1, help="Bootstrap resamples for the intervals.")
+        int,
+        typer.Option(
+            "--resamples", min=1, max=MAX_RESAMPLES, help="Bootstrap resamples for the intervals."
+        ),
     ] = 2000,
     confidence: Annotated[
         float, typer.Option("--confidence", min=0.5, max=0.999, help="Interval level.")

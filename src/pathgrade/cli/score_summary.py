@@ -13,6 +13,7 @@ from typing import Annotated, Any
 import typer
 
 from pathgrade.core.errors import InputError
+from pathgrade.core.limits import MAX_RESAMPLES
 from pathgrade.core.results import ScoreResult
 from pathgrade.core.types import Case
 from pathgrade.metrics import catalogue
@@ -35,7 +36,12 @@ __all__ = [
 Seed = Annotated[int, typer.Option("--seed", help="Seed of the summary's bootstrap intervals.")]
 Resamples = Annotated[
     int,
-    typer.Option("--resamples", min=1, help="Bootstrap resamples of the summary's intervals."),
+    typer.Option(
+        "--resamples",
+        min=1,
+        max=MAX_RESAMPLES,
+        help="Bootstrap resamples of the summary's intervals.",
+    ),
 ]
 By = Annotated[
     str | None,

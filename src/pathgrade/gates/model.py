@@ -46,6 +46,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Literal, get_args
 
+from pathgrade.core.limits import MAX_RESAMPLES
+
 __all__ = [
     "ABSOLUTE_RULES",
     "BASELINE_RULES",
@@ -186,8 +188,8 @@ class GateSettings:
     ci_method: Literal["percentile", "bca"] = "percentile"
 
     def __post_init__(self) -> None:
-        if self.resamples < 1:
-            raise ValueError("resamples: must be >= 1")
+        if isinstance(self.resamples, bool) or not 1 <= self.resamples <= MAX_RESAMPLES:
+            raise ValueError(f"resamples: must be from 1 to {MAX_RESAMPLES:,}")
         if self.ci_method not in ("percentile", "bca"):
             raise ValueError("ci_method: must be 'percentile' or 'bca'")
 

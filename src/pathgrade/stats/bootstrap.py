@@ -34,6 +34,7 @@ from typing import Literal, NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from pathgrade.core.limits import check_resamples
 from pathgrade.stats._rng import Seed, as_generator
 from pathgrade.stats.trials import case_means
 
@@ -94,8 +95,7 @@ def resample_means(
 ) -> FloatArray:
     """Means of ``resamples`` bootstrap resamples of ``values`` (chunked, bounded memory)."""
     data = _validated(values, "values")
-    if isinstance(resamples, bool) or not isinstance(resamples, int) or resamples < 1:
-        raise ValueError(f"resamples must be an integer >= 1, got {resamples!r}")
+    check_resamples(resamples)
     if chunk_elements < 1:
         raise ValueError(f"chunk_elements must be >= 1, got {chunk_elements!r}")
     gen = as_generator(rng)
