@@ -87,6 +87,11 @@ def test_duplicate_ids_are_an_error_at_indexing(tmp_path: Path) -> None:
         (b'{"reference": []}', None, "case_id"),
         (b'{"case_id": 7}', None, "case_id"),
         (b'{"case_id": ""}', None, "case_id"),
+        # Fields the index does not keep are still decoded as a worker decodes them
+        # (msgspec skips them without these checks).
+        (b'{"case_id": "x", "query": "\xff"}', "not UTF-8|malformed JSON", None),
+        (b'{"case_id": "x", "metadata": {"n": 1e400}}', "malformed JSON", None),
+        (b'{"case_id": "x", "metadata": {"n": -' + b"9" * 400 + b"}}", "malformed JSON", None),
     ],
 )
 def test_a_bad_record_is_an_error_at_indexing_naming_its_line(
