@@ -13,6 +13,7 @@ from functools import partial
 from operator import attrgetter
 from typing import Any
 
+from pathgrade.core.agent_scope import agent_summary, scoped
 from pathgrade.core.config import ScoringConfig
 from pathgrade.core.errors import InputError
 from pathgrade.core.gc_pause import paused_gc
@@ -23,6 +24,7 @@ from pathgrade.core.record_provenance import (
     cases_hash,
     measured,
     sha256_of,
+    with_agent,
 )
 from pathgrade.core.results import ScoreResult
 from pathgrade.core.run_columns import CaseColumns, RunColumns
@@ -70,6 +72,7 @@ def score(
     gc_pause: bool = False,
     step_texts: StepTexts | None = None,
     provenance: Provenance | None = None,
+    agent: str | None = None,
 ) -> ScoreResult:
     """Score every run: its path against the case's references, plus every other layer the
     data has labels for (retrieval, tool calls, answers; pass@k over trials).
@@ -98,6 +101,11 @@ def score(
             ``tools``, ``tool_schema`` = the hash of their canonical JSON. Each run's
             ``metadata["model"]`` (what ingest found in its trace) is added as its
             ``model`` variable unless the provenance names a ``model`` (a label wins).
+        agent: score only this agent's sub-path of each run against its case's
+            ``references_by_agent[agent]`` (:mod:`pathgrade.core.agent_scope`: no reference
+            when the case gives none; the answer, goal, retrieval and end-state layers off);
+            recorded in the provenance (:func:`~pathgrade.core.record_provenance.with_agent`)
+            and in ``summary()["agent"]``.
 
     Returns:
         A :class:`~pathgrade.core.results.ScoreResult`: per-run metrics (column-wise),
@@ -107,9 +115,12 @@ def score(
         InputError: a duplicate case id, a run for an unknown case, or bad layer input.
     """
     config = config or ScoringConfig()
-    case_map, run_list, plugins = _case_map(cases), list(runs), argument_matchers()
+    given, run_list, plugins = _case_map(cases), list(runs), argument_matchers()
+    case_map = given
     # Scoring allocates many objects and creates no reference cycles (see ``paused_gc``).
     with paused_gc(gc_pause):
+        if agent is not None:  # the one definition of an agent's sub-path, as every engine's
+            case_map, run_list = scoped(given, run_list, agent)
         columns, case_columns = RunColumns.gather(run_list), CaseColumns.gather(case_map)
         result = score_trajectories(
             case_map, run_list, config, plugins, progress, columns, step_texts
@@ -135,12 +146,15 @@ def score(
         summary_extra.update(trials)
     if extra.not_computed:
         summary_extra["not_computed"] = extra.not_computed
+    if agent is not None:
+        summary_extra["agent"] = agent_summary(given.values(), agent)
     models = (run.metadata.get("model") for run in run_list)
     if provenance is not None:
-        record_provenance = RecordProvenance.of(provenance, models)
+        common = provenance if agent is None else with_agent(provenance, agent)
+        record_provenance = RecordProvenance.of(common, models)
     else:  # hashing in-memory cases is paid only if a record is written
         record_provenance = RecordProvenance.lazy(
-            partial(_default_provenance, config, case_map, tools), models
+            partial(_default_provenance, config, given, tools, agent), models
         )
     return replace(
         result,
@@ -152,9 +166,13 @@ def score(
 
 
 def _default_provenance(
-    config: ScoringConfig, cases: Mapping[str, Case], tools: ToolSet | None
+    config: ScoringConfig,
+    cases: Mapping[str, Case],
+    tools: ToolSet | None,
+    agent: str | None = None,
 ) -> Provenance:
-    """What a library call measured with (see :func:`score`'s ``provenance``)."""
+    """What a library call measured with (see :func:`score`'s ``provenance``; the cases
+    as given, not their views for ``agent``)."""
     variables: dict[str, str] = {}
     if tools is not None:
         specs = [
@@ -167,4 +185,5 @@ def _default_provenance(
             for spec in sorted(tools.tools.values(), key=lambda spec: spec.name)
         ]
         variables["tool_schema"] = short_hash(sha256_of(canonical_json(specs)))
-    return measured(config, cases=cases_hash(cases.values()), variables=variables)
+    common = measured(config, cases=cases_hash(cases.values()), variables=variables)
+    return common if agent is None else with_agent(common, agent)

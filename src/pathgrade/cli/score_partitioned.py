@@ -9,39 +9,53 @@ from __future__ import annotations
 
 import contextlib
 import sys
+from collections.abc import Mapping
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 import orjson
 from rich.console import Console
 
 from pathgrade.cli.out_file import staged_out
 from pathgrade.cli.score_summary import over_cases
+from pathgrade.core.agent_scope import agent_summary, agent_warning
 from pathgrade.core.config import ScoringConfig
 from pathgrade.core.provenance import Provenance
 from pathgrade.engines.runner import Engine, evaluate_files
+from pathgrade.io.cases import load_cases
 from pathgrade.report.text import render_summary
 from pathgrade.stats.case_summary import SummaryOptions
 
 
 class JsonStream:
     """Writes ``{"results": [r1, r2, ...], "summary": {...}}`` as records arrive (JSONL
-    chunks, one record a line); what ``pathgrade score --json`` prints, partitioned or not."""
+    chunks, one record a line); what ``pathgrade score --json`` prints, partitioned or not.
+
+    Nothing is written before the first record (or the summary): an error found while the
+    scoring is planned leaves standard output empty, not an unterminated document.
+    """
 
     def __init__(self, stream: BinaryIO) -> None:
         self._stream = stream
+        self._opened = False
         self._first = True
-        stream.write(b'{"results": [')
+
+    def _open(self) -> None:
+        if not self._opened:
+            self._stream.write(b'{"results": [')
+            self._opened = True
 
     def records(self, chunk: bytes) -> None:
         for line in chunk.splitlines():
             if not line:
                 continue
+            self._open()
             self._stream.write(b"\n" if self._first else b",\n")
             self._stream.write(line)
             self._first = False
 
     def close(self, summary: dict[str, object]) -> None:
+        self._open()
         self._stream.write(b'\n], "summary": ')
         self._stream.write(orjson.dumps(summary, option=orjson.OPT_INDENT_2))
         self._stream.write(b"}\n")
@@ -64,9 +78,11 @@ def score_partitioned(
     strict: bool,
     provenance: Provenance | None = None,
     summary_options: SummaryOptions | None = None,
+    agent: str | None = None,
 ) -> None:
     """Score through :func:`pathgrade.engines.runner.evaluate_files` and render the summary
-    (with the entries over cases that in-memory scoring gives: ``cli.score_summary``)."""
+    (with the entries over cases that in-memory scoring gives: ``cli.score_summary``; with
+    ``agent``, its ``agent`` entry over the valid cases of the cases file)."""
     summary_options = summary_options or SummaryOptions()
     # --out is written under a temporary name and renamed when complete (cli.out_file).
     staged = staged_out(out) if out is not None else contextlib.nullcontext(None)
@@ -97,6 +113,7 @@ def score_partitioned(
             gc_pause=True,  # this command owns its process
             provenance=provenance,
             slice_by=summary_options.by,
+            agent=agent,
         )
     summary = dict(evaluation.summary)
     if evaluation.cases is not None:
@@ -106,10 +123,30 @@ def score_partitioned(
         "workers": evaluation.workers,
         "partitions": evaluation.partitions,
     }
+    if agent is not None:  # over the cases file, as in memory
+        summary["agent"] = agent_summary(load_cases(cases, skip_invalid=True).items, agent)
     if stream is not None:
         stream.close(summary)
-        return
-    console = Console()
-    render_summary(console, summary)
-    if out is not None:
-        console.print(f"wrote {written} results to {out}", markup=False)
+    else:
+        console = Console()
+        render_summary(console, summary)
+        if out is not None:
+            console.print(f"wrote {written} results to {out}", markup=False)
+    if agent is not None:
+        print_agent_scope(summary["agent"], as_json=as_json)
+
+
+def print_agent_scope(entry: Mapping[str, Any], *, as_json: bool) -> None:
+    """``score --agent``: which agent was scored (after the summary table; the JSON summary
+    has its ``agent`` entry) and, on stderr, the warning line about cases that give it no
+    reference (:func:`pathgrade.core.agent_scope.agent_warning`)."""
+    if not as_json:
+        skipped = ", ".join(entry["whole_run_only"])
+        Console().print(
+            f"agent scope: {entry['name']} (its sub-path only; not scored: {skipped})",
+            markup=False,
+            soft_wrap=True,
+        )
+    warning = agent_warning(entry)
+    if warning is not None:
+        Console(stderr=True).print(warning, markup=False, soft_wrap=True)  # one line

@@ -12,7 +12,9 @@ Two kinds of provenance travel with every result record (``provenance``):
   max steps, token budget, timeout, hardware and concurrency; change one at a time) — named
   values from ``--label NAME=VALUE``, the tools file's hash and what a trace records (its
   model). ``compare`` names the variables that differ (:func:`changed_variables`) and warns
-  when more than one did; a gate can require ``changed_variables <= 1``.
+  when more than one did; a gate can require ``changed_variables <= 1``. The ``agent_scope``
+  variable (:data:`AGENT_VARIABLE`, ``score --agent NAME``) is also folded into the config
+  hash: results scored for different agents are measured differently.
 
 Hashes are ``sha256:<hex>``; a record keeps the first 16 hex digits (:func:`short_hash`).
 The config hash is defined here once (:func:`config_hash`: the effective scoring config
@@ -51,6 +53,12 @@ CONTROLLED_VARIABLES: tuple[str, ...] = (
     "hardware",
     "concurrency",
 )
+
+#: The variable naming the agent whose sub-path was scored (``score --agent NAME``); absent:
+#: the whole run. It is part of the measurement too: the config hash covers it
+#: (:func:`pathgrade.core.record_provenance.with_agent`), so sides scored for different
+#: agents are measured differently.
+AGENT_VARIABLE = "agent_scope"
 
 #: Hex digits kept of a SHA-256 in a record (64 bits: enough to tell inputs apart).
 SHORT_HASH = 16
@@ -134,8 +142,18 @@ def measurement_differences(baseline: Provenance, variant: Provenance) -> list[s
     for label, name in _MEASUREMENT:
         left, right = getattr(baseline, name), getattr(variant, name)
         if left != right:
-            out.append(f"{label}: {_show(left)} vs {_show(right)}")
+            why = _agents(baseline, variant) if name == "config" else ""
+            out.append(f"{label}: {_show(left)} vs {_show(right)}{why}")
     return out
+
+
+def _agents(baseline: Provenance, variant: Provenance) -> str:
+    """`` (agent: whole run vs NAME)`` when the sides were scored for different agents."""
+    left = baseline.variables.get(AGENT_VARIABLE)
+    right = variant.variables.get(AGENT_VARIABLE)
+    if left == right:
+        return ""
+    return f" (agent: {left or 'whole run'} vs {right or 'whole run'})"
 
 
 def unchecked(baseline: Provenance, variant: Provenance) -> list[str]:

@@ -9,11 +9,13 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import replace
 from typing import cast
 
 from pathgrade._version import __version__
 from pathgrade.core.config import ScoringConfig
-from pathgrade.core.provenance import SEMANTICS_VERSION, Provenance, short_hash
+from pathgrade.core.errors import InputError
+from pathgrade.core.provenance import AGENT_VARIABLE, SEMANTICS_VERSION, Provenance, short_hash
 from pathgrade.core.types import Case
 
 
@@ -40,12 +42,42 @@ def cases_hash(cases: Iterable[Case]) -> str:
     """``sha256:`` of in-memory cases (the Python API; the CLI hashes the file it read): of
     each case's JSON (pydantic's ``model_dump_json``: every field, in the model's order,
     mappings in their given order), one a line, ordered by ``case_id``. The order the cases
-    are given in does not matter; every field does."""
+    are given in does not matter; every field does. A case without ``references_by_agent``
+    is dumped without that field (its hash is the one it had before the field existed)."""
     digest = hashlib.sha256()
     for case in sorted(cases, key=lambda case: case.case_id):
-        digest.update(case.model_dump_json().encode("utf-8"))
+        unset = _NO_AGENT_REFERENCES if case.references_by_agent is None else None
+        digest.update(case.model_dump_json(exclude=unset).encode("utf-8"))
         digest.update(b"\n")
     return f"sha256:{digest.hexdigest()}"
+
+
+_NO_AGENT_REFERENCES = {"references_by_agent"}
+
+
+def with_agent(provenance: Provenance, agent: str) -> Provenance:
+    """The provenance of a scoring of ``agent``'s sub-path (``score --agent NAME``):
+    ``provenance`` with the variable :data:`~pathgrade.core.provenance.AGENT_VARIABLE` =
+    ``agent`` and, when it records a config hash ``c``, the config hash
+    ``short_hash(sha256_of(f"{c}\\nagent={agent}"))`` (the agent scope is part of what was
+    measured: ``compare`` refuses sides scored for different agents).
+
+    Raises:
+        InputError: ``provenance`` names an agent scope already (``--label
+            agent_scope=...``: that variable is ``--agent``'s).
+    """
+    if AGENT_VARIABLE in provenance.variables:
+        raise InputError(
+            f"the {AGENT_VARIABLE!r} variable is recorded by --agent: drop --label"
+            f" {AGENT_VARIABLE}=...",
+            field="--label",
+        )
+    config = provenance.config
+    return replace(
+        provenance,
+        config=None if config is None else short_hash(sha256_of(f"{config}\nagent={agent}")),
+        variables={**provenance.variables, AGENT_VARIABLE: agent},
+    )
 
 
 def variables_of(

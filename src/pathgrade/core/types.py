@@ -25,6 +25,7 @@ from typing import Annotated, Any, Literal
 from pydantic import (
     AfterValidator,
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Discriminator,
     Field,
@@ -160,13 +161,30 @@ class Usage(_Strict):
 
 _STEP_ID = attrgetter("id")
 _STEP_AFTER = attrgetter("after")
+#: An agent's name, as ingest records it in ``Step.metadata["agent"]``.
+AgentName = Annotated[str, Field(min_length=1)]
+
+
+def _agent_paths(value: Any) -> Any:
+    """One agent's references as a tuple of paths: a list of lists is a list of paths, any
+    other list is one path (``[]`` is one empty path: the agent should call nothing)."""
+    if isinstance(value, list | tuple):
+        if value and all(isinstance(item, list | tuple) for item in value):
+            return value
+        if any(isinstance(item, list | tuple) for item in value):
+            raise ValueError("mixes steps and paths: give one path or a list of paths")
+        return [value]
+    return value
 
 
 class Case(_Strict):
     """What should happen for one task.
 
     Reference paths are ``reference`` (index 0) followed by ``references`` (indices 1..);
-    with only ``references``, they are numbered from 0.
+    with only ``references``, they are numbered from 0. ``references_by_agent`` gives, per
+    agent name, the reference paths of that agent's own sub-path (``score --agent NAME``,
+    :mod:`pathgrade.core.agent_scope`): one path or a list of paths each, stored as a tuple
+    of paths (a single path is path 0); whole-run scoring does not read it.
     """
 
     case_id: Name = Field(min_length=1)
@@ -186,6 +204,14 @@ class Case(_Strict):
     metadata: FreeObject = Field(default_factory=dict)
     #: The end state the environment should be in (a JSON object), judged field by field.
     expected_state: FreeObject | None = None
+    #: Each agent's own reference paths by agent name (``score --agent``; class docstring).
+    references_by_agent: (
+        dict[
+            AgentName,
+            Annotated[tuple[tuple[Step, ...], ...], BeforeValidator(_agent_paths)],
+        ]
+        | None
+    ) = None
 
     def reference_paths(self) -> tuple[tuple[Step, ...], ...]:
         """All accepted reference paths, in ``reference_index`` order."""
@@ -213,28 +239,33 @@ class Case(_Strict):
     @model_validator(mode="after")
     def _check_partial_order(self) -> Case:
         for index, path in enumerate(self.reference_paths()):
-            ids = list(map(_STEP_ID, path))
-            if ids.count(None) == len(ids) and not any(map(_STEP_AFTER, path)):
-                continue  # no ids, no dependencies: nothing to check (the usual case)
-            where = self._path_field(index)
-            known: set[str] = set()
-            for position, step_id in enumerate(ids):
-                if step_id is not None and step_id in known:
-                    raise FieldError(
-                        f"{where}[{position}].id",
-                        f"duplicate step id {step_id!r} in reference path {index}",
-                    )
-                if step_id is not None:
-                    known.add(step_id)
-            for position, step in enumerate(path):
-                for dep in step.after:
-                    if dep not in known:
-                        raise FieldError(
-                            f"{where}[{position}].after",
-                            f"step {step.tool!r} is 'after' unknown id {dep!r} (no step of"
-                            f" reference path {index} has that id)",
-                        )
+            _check_path_ids(path, self._path_field(index), f"reference path {index}")
+        for agent, paths in (self.references_by_agent or {}).items():
+            for index, path in enumerate(paths):
+                where = f"references_by_agent.{agent}[{index}]"
+                _check_path_ids(path, where, f"reference path {index} of agent {agent!r}")
         return self
+
+
+def _check_path_ids(path: tuple[Step, ...], where: str, name: str) -> None:
+    """Step ids of one reference path are unique and every ``after`` names one of them."""
+    ids = list(map(_STEP_ID, path))
+    if ids.count(None) == len(ids) and not any(map(_STEP_AFTER, path)):
+        return  # no ids, no dependencies: nothing to check (the usual case)
+    known: set[str] = set()
+    for position, step_id in enumerate(ids):
+        if step_id is not None and step_id in known:
+            raise FieldError(f"{where}[{position}].id", f"duplicate step id {step_id!r} in {name}")
+        if step_id is not None:
+            known.add(step_id)
+    for position, step in enumerate(path):
+        for dep in step.after:
+            if dep not in known:
+                raise FieldError(
+                    f"{where}[{position}].after",
+                    f"step {step.tool!r} is 'after' unknown id {dep!r} (no step of {name} has"
+                    " that id)",
+                )
 
 
 class RetrievedItem(_Strict):

@@ -20,6 +20,7 @@ from typing import Any, Literal
 from pathgrade.core.config import ScoringConfig
 from pathgrade.core.errors import InputError
 from pathgrade.core.provenance import Provenance
+from pathgrade.core.record_provenance import with_agent
 from pathgrade.engines.dask_engine import map_dask
 from pathgrade.engines.extras import abstention_summary
 from pathgrade.engines.local import map_local
@@ -70,6 +71,7 @@ def evaluate_files(
     gc_pause: bool = False,
     provenance: Provenance | None = None,
     slice_by: str | None = None,
+    agent: str | None = None,
 ) -> Evaluation:
     """Score every run of ``runs_path`` against the cases of ``cases_path``.
 
@@ -91,6 +93,9 @@ def evaluate_files(
 
         slice_by: a case field (``pathgrade.stats.slice_keys``): workers send each case's
             slice keys (``Evaluation.slice_keys``).
+        agent: score each run's sub-path of this agent, as :func:`pathgrade.score` does
+            (:mod:`pathgrade.core.agent_scope`); added to ``provenance``
+            (:func:`~pathgrade.core.record_provenance.with_agent`).
 
     Raises:
         InputError: bad input (file, line and field named), unless ``skip_invalid``; a
@@ -100,6 +105,8 @@ def evaluate_files(
     cases_file = str(cases_path)
     if provenance is None:
         provenance = scoring_provenance(config, cases_path, tools=tools_path)
+    if agent is not None:
+        provenance = with_agent(provenance, agent)
     index = cached_case_index(cases_file)  # ids unique, records well-formed
     n_cases, unanswerable = len(index), index.unanswerable
     partitions = plan_partitions(runs_path, partition_size)
@@ -129,6 +136,7 @@ def evaluate_files(
             gc_pause or own_workers,
             provenance,
             slice_by=slice_by,
+            agent=agent,
         )
         for partition in partitions
     )

@@ -22,10 +22,12 @@ from functools import cache
 
 import numpy as np
 
+from pathgrade.core.agent_scope import scoped
 from pathgrade.core.config import ScoringConfig
 from pathgrade.core.errors import InputError
 from pathgrade.core.gc_pause import paused_gc
 from pathgrade.core.provenance import Provenance
+from pathgrade.core.record_provenance import with_agent
 from pathgrade.core.types import Run
 from pathgrade.engines.case_parts import add_case_parts
 from pathgrade.engines.extras import abstention_inputs, retrieval_parts
@@ -66,6 +68,8 @@ class ScoreTask:
     provenance: Provenance | None = None
     #: ``score --by FIELD``: send each case's slice keys for the summary's slices.
     slice_by: str | None = None
+    #: ``score --agent NAME``: score each run's sub-path of this agent (``agent_scope``).
+    agent: str | None = None
 
 
 @dataclass
@@ -128,7 +132,7 @@ def release_case_stores() -> None:
         index.store = None
 
 
-_PROVENANCE: dict[tuple[str, float, str | None, str], Provenance] = {}
+_PROVENANCE: dict[tuple[str, float, str | None, str, str | None], Provenance] = {}
 
 
 def task_provenance(task: ScoreTask) -> Provenance:
@@ -141,13 +145,15 @@ def task_provenance(task: ScoreTask) -> Provenance:
         os.stat(task.cases_path).st_mtime,
         task.tools_path,
         task.config.model_dump_json(),
+        task.agent,
     )
     found = _PROVENANCE.get(key)
     if found is None:
         _PROVENANCE.clear()
-        found = _PROVENANCE[key] = scoring_provenance(
-            task.config, task.cases_path, tools=task.tools_path
-        )
+        found = scoring_provenance(task.config, task.cases_path, tools=task.tools_path)
+        if task.agent is not None:
+            found = with_agent(found, task.agent)
+        _PROVENANCE[key] = found
     return found
 
 
@@ -250,6 +256,8 @@ def _run_task(task: ScoreTask) -> PartitionOutput:
         if not runs:
             return PartitionOutput(task.partition.index, b"", partial)
         cases = index.cases((r.case_id for r in runs), pool)
+        if task.agent is not None:  # scored, written and summed: the agent's views
+            cases, runs = scoped(cases, runs, task.agent)
         tools = _cached_tools(task.tools_path) if task.tools_path else None
         result = score(  # the collector is already paused (or left alone) by run_task
             cases,
