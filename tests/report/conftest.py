@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -79,6 +80,14 @@ def _runs(variant: bool) -> list[Run]:
             )
         )
     return runs
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """The system Chromium (the test is skipped without Playwright or Chromium)."""
+    from .chromium import launch  # skips here when either is missing
+
+    yield from launch()
 
 
 @dataclass(frozen=True)

@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 from pathgrade.cli.main import main
-from pathgrade.report.html import json_for_script
-from pathgrade.report.svg import forest_plot, risk_coverage_plot
+from pathgrade.report.forest import forest_plot
+from pathgrade.report.svg import risk_coverage_plot
+from pathgrade.report.templating import json_for_script
 
 from .conftest import CLOSE, IMG, PAYLOADS, SCRIPT, Stored
 

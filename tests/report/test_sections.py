@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from pathgrade.cli.main import main
 from pathgrade.core.types import Case
 from pathgrade.report.html import render_html
+from pathgrade.report.number_text import format_number
 from pathgrade.reporting import LoadedRun, SliceOptions, build_report
 from pathgrade.stats.bootstrap import bootstrap_mean_ci, case_mean_interval
 
@@ -95,8 +96,8 @@ def test_summary_page_shows_cases_and_runs(tmp_path: Path) -> None:
         resamples=300,
         rng=3,
     )
-    assert cells[2] == f"[{expected.low:.4g}, {expected.high:.4g}]"
-    assert cells[3:6] == ["12", "35", "1"]  # n cases, runs, undefined runs
+    assert cells[2] == f"[{format_number(expected.low)}, {format_number(expected.high)}]"
+    assert cells[3:7] == ["points", "12", "35", "1"]  # unit, n cases, runs, undefined runs
 
 
 def _slice_rows(page: str) -> list[list[str]]:

@@ -13,10 +13,8 @@ are counted separately), as in ``compare`` and ``gate``.
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -25,10 +23,21 @@ from pathgrade.core.comparability import Comparability, check_records
 from pathgrade.core.errors import InputError
 from pathgrade.core.types import Case
 from pathgrade.gates import GateSet, evaluate_gates
-from pathgrade.report.html import CaseChange, McNemarTable, ReportData, SliceTable, SummaryRow
+from pathgrade.report.page_data import (
+    CaseChange,
+    McNemarTable,
+    ReportData,
+    SliceTable,
+    SummaryRow,
+)
+from pathgrade.report.trials_chart import trial_rows
+from pathgrade.reporting.cases import case_rows, defect_rows
+from pathgrade.reporting.loading import LoadedRun
+from pathgrade.reporting.pairs import case_pairs
 from pathgrade.stats.ablation import ARMS, CaseSetMismatchError, ablation_records
 from pathgrade.stats.bootstrap import case_mean_interval
 from pathgrade.stats.compare import Comparison, compare_records, metric_direction
+from pathgrade.stats.passk import passk_summary
 from pathgrade.stats.records import MissingMetricError, case_values, metric_names, run_values
 from pathgrade.stats.slice_keys import Membership, slice_keys
 from pathgrade.stats.slices import (
@@ -38,42 +47,12 @@ from pathgrade.stats.slices import (
     paired_slices,
     slice_summaries,
 )
-from pathgrade.store import RunStore, resolve_results
 
 #: Metrics shown as table columns first, when present.
 HEADLINE = ("path_score", "composite", "goal_success", "tool_accuracy", "argument_accuracy")
 #: Metrics whose per-case change is listed (the first present on both sides).
 CHANGE_METRICS = ("path_score", "composite", "goal_success")
 SUCCESS = "goal_success"
-_TOOL = re.compile(r"^([^:(]+)")
-
-
-class LoadedRun:
-    """A run to report on: records, trace excerpts (or ``None``) and manifest (if stored)."""
-
-    def __init__(
-        self,
-        name: str,
-        records: list[dict[str, Any]],
-        traces: Sequence[Mapping[str, Any] | None],
-        manifest: dict[str, Any] | None,
-    ) -> None:
-        self.name, self.records, self.traces, self.manifest = name, records, traces, manifest
-
-
-def load_run(name_or_path: str, store: str | Path | None = None) -> LoadedRun:
-    """A stored run by name, or a results file (which has no traces)."""
-    target = RunStore(store)
-    if not Path(name_or_path).is_file():
-        try:
-            stored = target.exists(name_or_path)
-        except InputError:
-            stored = False
-        if stored:
-            run = target.load(name_or_path)
-            return LoadedRun(run.manifest.name, run.records, run.traces, run.manifest.to_dict())
-    records = resolve_results(name_or_path, target)
-    return LoadedRun(str(name_or_path), records, [None] * len(records), None)
 
 
 @dataclass(frozen=True)
@@ -188,36 +167,21 @@ def _ablation(
     return document
 
 
-def _tools(trace: Mapping[str, Any] | None, record: Mapping[str, Any]) -> list[str]:
-    if trace is not None:
-        return [str(s.get("tool")) for s in trace.get("steps", ())]
-    out = []
-    for entry in record.get("alignment") or ():
-        match = _TOOL.match(str(entry.get("agent") or ""))
-        if entry.get("agent") and match:
-            out.append(match.group(1))
-    return out
-
-
-def _case_rows(run: LoadedRun) -> list[dict[str, Any]]:
-    rows = []
-    for record, trace in zip(run.records, run.traces, strict=True):
-        rows.append(
-            {
-                "case_id": record["case_id"],
-                "run_id": record.get("run_id"),
-                "trial": record.get("trial", 0),
-                "group": record.get("group"),
-                "ref": record.get("reference_index"),
-                "metrics": record["metrics"],
-                "usage": record.get("usage") or {},
-                "defects": record.get("defects") or [],
-                "alignment": record.get("alignment") or [],
-                "tools": sorted(set(_tools(trace, record))),
-                "trace": trace,
-            }
-        )
-    return rows
+def _trials(records: Sequence[Mapping[str, Any]], summary: Mapping[str, Any]) -> dict[str, Any]:
+    """pass@k, pass^k and the trial counts: the stored summary's, else computed from the
+    records (:func:`pathgrade.stats.passk.passk_summary`) when some case has several trials
+    and no ``(case_id, trial)`` repeats; empty otherwise."""
+    if summary.get("pass@k"):
+        return {k: summary.get(k) for k in ("pass@k", "pass^k", "trials")}
+    trials = [int(r.get("trial") or 0) for r in records]
+    if len(set(trials)) < 2:
+        return {}
+    values = [r["metrics"].get(SUCCESS) for r in records]
+    try:
+        found = passk_summary([str(r["case_id"]) for r in records], trials, values)
+    except ValueError:  # repeated (case_id, trial): several systems, not trials
+        return {}
+    return found if found.get("pass@k") else {}
 
 
 def _mcnemar(
@@ -301,21 +265,25 @@ def build_report(
         if absent:
             raise InputError(f"missing arm(s) {', '.join(absent)}", field="ablation")
     checks = _provenance_checks(variant, baseline, ablation, allow_config_change)
-    summary = (variant.manifest or {}).get("summary") or {}
+    summary = variant.summary
+    trials = _trials(variant.records, summary)
     data = ReportData(
         title=f"pathgrade report: {variant.name}",
         run_name=variant.name,
         manifest=variant.manifest,
         summary=_summary_rows(variant.records, resamples, confidence, seed),
         confidence=confidence,
-        extras={k: summary[k] for k in ("pass@k", "pass^k", "not_computed") if summary.get(k)},
+        extras={k: summary[k] for k in ("not_computed",) if summary.get(k)},
         abstention=summary.get("abstention"),
         retrieval=summary.get("retrieval"),
         columns=[m for m in HEADLINE if any(m in r["metrics"] for r in variant.records[:1000])],
-        cases=_case_rows(variant),
+        cases=case_rows(variant.records, variant.traces, summary),
         n_cases=len({str(r.get("case_id")) for r in variant.records}),
         warnings=[c.warning for c in checks if c.warning],
         notes=list(dict.fromkeys(c.note for c in checks if c.note)),
+        defects=defect_rows(variant.records),
+        trials=trial_rows(trials.get("pass@k"), trials.get("pass^k")),
+        trial_info=trials.get("trials"),
     )
     if slices is not None:
         data.slices = _slice_tables(
@@ -358,4 +326,6 @@ def build_report(
     changed = _changes(baseline.records, variant.records, change_limit)
     if changed is not None:
         data.change_metric, data.better, data.worse = changed
+        rows = [c.row for c in (*data.better, *data.worse)]
+        data.pairs = case_pairs(baseline, variant, rows, data.change_metric)
     return data

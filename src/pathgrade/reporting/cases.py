@@ -1,0 +1,125 @@
+"""Per-run rows of the report's case table: identity, metrics, defects, the marks on steps.
+
+A step's marks (:mod:`pathgrade.report.step_flags`) come from the run's defects that name an
+agent step (``forbidden_action``, ``unexpected_write``, ``unrecovered_error``,
+``wasted_step``) and from the stored summary's dangerous false positives (``unapproved``:
+every call of a dangerous tool that the run's reference path never calls; runs read from a
+results file have no summary, so no such mark).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from pathgrade.report.page_data import DefectRow
+from pathgrade.report.step_flags import DEFECT_FLAGS, STEP_FLAGS
+
+__all__ = ["RunKey", "agent_tools", "case_rows", "defect_rows", "run_key", "step_flags"]
+
+_TOOL = re.compile(r"^([^:(]+)")
+_SEVERITY = {flag.key: flag.severity for flag in STEP_FLAGS}
+RunKey = tuple[str, str | None, int]
+
+
+def run_key(record: Mapping[str, Any]) -> RunKey:
+    """``(case_id, run_id, trial)`` of a record."""
+    return str(record.get("case_id")), record.get("run_id"), int(record.get("trial") or 0)
+
+
+def agent_tools(trace: Mapping[str, Any] | None, record: Mapping[str, Any]) -> dict[int, str]:
+    """The tool of each agent step by recorded position: from the trace, else from the
+    recorded alignment's step texts (``tool(args)``)."""
+    if trace is not None:
+        return {j: str(s.get("tool")) for j, s in enumerate(trace.get("steps", ()))}
+    out: dict[int, str] = {}
+    for entry in record.get("alignment") or ():
+        match = _TOOL.match(str(entry.get("agent") or ""))
+        step = entry.get("agent_step")
+        if entry.get("agent") and match and isinstance(step, int):
+            out[step] = match.group(1)
+    return out
+
+
+def unapproved_calls(summary: Mapping[str, Any]) -> dict[RunKey, set[str]]:
+    """The dangerous tools each run called that its reference never calls (tool layer)."""
+    dangerous = (summary.get("tools") or {}).get("dangerous") or {}
+    out: dict[RunKey, set[str]] = {}
+    for entry in dangerous.get("runs") or ():
+        out.setdefault(run_key(entry), set()).add(str(entry.get("tool")))
+    return out
+
+
+def step_flags(
+    record: Mapping[str, Any], tools: Mapping[int, str], unapproved: Iterable[str] = ()
+) -> dict[str, list[str]]:
+    """Flag keys by agent step (as text, for JSON), most severe first."""
+    found: dict[int, set[str]] = {}
+    for defect in record.get("defects") or ():
+        key, step = DEFECT_FLAGS.get(str(defect.get("kind"))), defect.get("agent_step")
+        if key is not None and isinstance(step, int):
+            found.setdefault(step, set()).add(key)
+    banned = set(unapproved)
+    for step, tool in tools.items():
+        if tool in banned:
+            found.setdefault(step, set()).add("unapproved")
+    return {
+        str(step): sorted(keys, key=lambda k: -_SEVERITY[k]) for step, keys in sorted(found.items())
+    }
+
+
+def case_rows(
+    records: Sequence[Mapping[str, Any]],
+    traces: Sequence[Mapping[str, Any] | None],
+    summary: Mapping[str, Any],
+) -> list[dict[str, Any]]:
+    """One row per run, as the page's script reads it (``flags`` only when some step has)."""
+    unapproved = unapproved_calls(summary)
+    rows = []
+    for record, trace in zip(records, traces, strict=True):
+        tools = agent_tools(trace, record)
+        row = {
+            "case_id": record["case_id"],
+            "run_id": record.get("run_id"),
+            "trial": record.get("trial", 0),
+            "group": record.get("group"),
+            "ref": record.get("reference_index"),
+            "metrics": record["metrics"],
+            "usage": record.get("usage") or {},
+            "defects": record.get("defects") or [],
+            "alignment": record.get("alignment") or [],
+            "tools": sorted(set(tools.values())),
+            "trace": trace,
+        }
+        flags = step_flags(record, tools, unapproved.get(run_key(record), ()))
+        if flags:
+            row["flags"] = flags
+        rows.append(row)
+    return rows
+
+
+def defect_rows(records: Sequence[Mapping[str, Any]]) -> list[DefectRow]:
+    """Per defect kind: defects, runs and cases with one, the summed penalty; by count."""
+    count: Counter[str] = Counter()
+    runs: Counter[str] = Counter()
+    penalty: dict[str, float] = {}
+    cases: dict[str, set[str]] = {}
+    for record in records:
+        kinds = set()
+        for defect in record.get("defects") or ():
+            kind = str(defect.get("kind"))
+            count[kind] += 1
+            value = defect.get("penalty")
+            points = float(value) if isinstance(value, int | float) else 0.0
+            penalty[kind] = penalty.get(kind, 0.0) + points
+            kinds.add(kind)
+        for kind in kinds:
+            runs[kind] += 1
+            cases.setdefault(kind, set()).add(str(record.get("case_id")))
+    order = sorted(count, key=lambda k: (-count[k], k))
+    return [
+        DefectRow(k, count[k], runs[k], len(cases[k]), penalty[k], DEFECT_FLAGS.get(k, ""))
+        for k in order
+    ]
