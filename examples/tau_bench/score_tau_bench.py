@@ -9,17 +9,17 @@ What it does:
 1. reads the runs with the ``tau-bench`` trace reader (:mod:`pathgrade.io.ingest.tau_bench`):
    each run's steps are its tool calls, ``success`` is the recorded reward (1.0);
    each task's gold actions become the case's reference path;
-2. declares the database-changing tools ``write`` (an extra write is a defect costing 25
-   points) and the rest ``read`` (an extra read costs nothing but lowers path efficiency;
-   a repeated read costs 10);
+2. scores with the config ``pathgrade.toml`` next to this script: the database-changing
+   tools are ``write`` (an extra write is a defect costing 25 points) and the rest ``read``
+   (an extra read costs nothing but lowers path efficiency; a repeated read costs 10);
 3. scores the runs with :func:`pathgrade.score` and reports the mean path metrics, pass^k
    over the 4 trials from the recorded reward, and how well each path criterion agrees with
    the reward, listing the runs where they disagree with the defects that explain it.
 
-The same scores come from the command line::
+The same scores (the mean path metrics, pass^k and the defects) come from the command line::
 
-    pathgrade ingest --from tau-bench examples/tau_bench/tau_bench_runs.jsonl -o runs.jsonl
-    # cases: gold actions as reference paths (see cases_and_runs below)
+    pathgrade ingest examples/tau_bench/tau_bench_runs.jsonl -o runs.jsonl --cases-out cases.jsonl
+    pathgrade score cases.jsonl runs.jsonl --config examples/tau_bench/pathgrade.toml
 """
 
 from __future__ import annotations
@@ -37,24 +37,18 @@ import pathgrade
 from pathgrade.core.config import MatchingConfig, ScoringConfig, ToolMatch
 from pathgrade.core.results import RunResult, ScoreResult
 from pathgrade.core.types import Case, Run
+from pathgrade.io.config import load_config
 from pathgrade.io.ingest import tau_bench
 from pathgrade.stats.passk import passk_summary
 
 HERE = Path(__file__).resolve().parent
 RUNS = HERE / "tau_bench_runs.jsonl"
-#: Tools that change the database (the ingest adapter's list; it also names the retail
-#: domain's writes, which never occur in these airline runs).
-WRITE_TOOLS = tau_bench.WRITE_TOOLS
-#: Tools that read, compute or hand off (no database change).
-READ_TOOLS = (
-    "get_user_details",
-    "get_reservation_details",
-    "search_direct_flight",
-    "search_onestop_flight",
-    "list_all_airports",
-    "calculate",
-    "think",
-    "transfer_to_human_agents",
+#: The scoring config of ``pathgrade score --config`` (tool kinds, penalties, exact matching).
+CONFIG = HERE / "pathgrade.toml"
+#: Tools that change the database: those the config declares ``write`` (the six airline
+#: writes; ``tau_bench.WRITE_TOOLS`` also names the retail domain's).
+WRITE_TOOLS = tuple(
+    tool for tool, kind in load_config(CONFIG).tool_kinds.items() if kind == "write"
 )
 PATH_METRICS = (
     "tool_accuracy",
@@ -75,14 +69,14 @@ FREE_TEXT_TOOLS = ("transfer_to_human_agents", "calculate", "think")
 
 
 def config(*, lenient: bool = False) -> ScoringConfig:
-    """Writes are ``write`` (extra write = defect), everything else ``read``; ``lenient``
-    ignores the arguments of :data:`FREE_TEXT_TOOLS` (exact matching otherwise)."""
-    kinds: dict[str, Any] = {tool: "write" for tool in WRITE_TOOLS}
-    kinds.update({tool: "read" for tool in READ_TOOLS})
-    matching = MatchingConfig(
-        tools={tool: ToolMatch(mode="ignore") for tool in FREE_TEXT_TOOLS} if lenient else {}
-    )
-    return ScoringConfig(tool_kinds=kinds, matching=matching)
+    """The config of :data:`CONFIG`; ``lenient`` ignores the arguments of
+    :data:`FREE_TEXT_TOOLS` (exact matching otherwise)."""
+    base = load_config(CONFIG)
+    if not lenient:
+        return base
+    ignore = {tool: ToolMatch(mode="ignore") for tool in FREE_TEXT_TOOLS}
+    matching = MatchingConfig.model_validate({**base.matching.model_dump(), "tools": ignore})
+    return base.model_copy(update={"matching": matching})
 
 
 def cases_and_runs(path: Path = RUNS) -> tuple[list[Case], list[Run]]:

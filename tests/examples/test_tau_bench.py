@@ -8,6 +8,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+import orjson
 import pytest
 
 import pathgrade
@@ -135,3 +136,106 @@ def test_script_prints_both_tables(example: ModuleType, capsys: pytest.CaptureFi
     out = capsys.readouterr().out
     assert "k=1: 0.4200, k=2: 0.2733, k=3: 0.2200, k=4: 0.2000" in out
     assert "argument matching: exact" in out and "argument matching: lenient" in out
+
+
+# --- The two commands of docs/tau_bench.md ---------------------------------------------------
+
+ROOT = SCRIPT.parents[2]
+DOC = ROOT / "docs" / "tau_bench.md"
+TOML = ROOT / "examples" / "tau_bench" / "pathgrade.toml"
+
+
+def _doc_table(heading: str) -> list[list[str]]:
+    """The body rows of the first table after ``heading`` in docs/tau_bench.md."""
+    lines = DOC.read_text().split(heading, 1)[1].splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("|"))
+    end = next((i for i in range(start, len(lines)) if not lines[i].startswith("|")), len(lines))
+    return [
+        [cell.strip().strip("*") for cell in line.strip("|").split("|")]
+        for line in lines[start + 2 : end]  # after the header and the |---| line
+    ]
+
+
+@pytest.fixture(scope="module")
+def cli_files(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    from pathgrade.cli.main import main
+
+    folder = tmp_path_factory.mktemp("tau_cli")
+    runs, cases = folder / "runs.jsonl", folder / "cases.jsonl"
+    source = ROOT / "examples" / "tau_bench" / "tau_bench_runs.jsonl"
+    assert main(["ingest", str(source), "-o", str(runs), "--cases-out", str(cases)]) == 0
+    return cases, runs
+
+
+def test_the_two_commands_are_the_ones_the_doc_shows() -> None:
+    text = DOC.read_text()
+    assert (
+        "pathgrade ingest examples/tau_bench/tau_bench_runs.jsonl -o runs.jsonl"
+        " --cases-out cases.jsonl\n"
+        "pathgrade score cases.jsonl runs.jsonl --config examples/tau_bench/pathgrade.toml\n"
+    ) in text
+
+
+def test_score_prints_the_figures_of_the_doc(
+    cli_files: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    from pathgrade.cli.main import main
+
+    cases, runs = cli_files
+    capsys.readouterr()
+    assert main(["score", str(cases), str(runs), "--config", str(TOML), "--limit", "0"]) == 0
+    out = capsys.readouterr().out
+    printed = {}
+    for line in out.splitlines():
+        parts = line.split()
+        if len(parts) > 2 and parts[2].startswith("["):
+            printed[parts[0]] = parts[1]  # metric, mean (as the summary table prints it)
+    # The mean column of the doc's path metrics table, row by row, is what score prints:
+    # path_score 54.5 (54.475), missing_steps 1.205, redundant_steps 0.070 ...
+    rows = _doc_table("## Path metrics (exact matching)")
+    assert len(rows) == 9
+    for row in rows:
+        name = row[0].split()[0]
+        assert printed[name] == row[1], name
+    assert printed["path_score"] == "54.5"
+    # pass^k row and the defect counts of the doc.
+    (passk,) = [r for r in _doc_table("## Outcome: pass^k") if r[0] == "pass^k"]
+    expected = ", ".join(f"k={k} {float(v):.4f}" for k, v in enumerate(passk[1:], 1))
+    assert f"pass^k: {expected}" in out
+    flat = " ".join(out.split())
+    assert (
+        "defects: missing_step 241, out_of_order 26, unexpected_write 162,"
+        " unrecovered_error 40, wasted_step 14"
+    ) in flat
+    doc = " ".join(DOC.read_text().split())
+    assert (
+        "missing_step 241, unexpected_write 162, unrecovered_error 40, out_of_order 26,"
+        " wasted_step 14."
+    ) in doc
+
+
+def test_without_the_config_no_write_is_declared(
+    cli_files: tuple[Path, Path], capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    # The figure the doc gives for scoring without the config (extra writes cost nothing).
+    from pathgrade.cli.main import main
+
+    cases, runs = cli_files
+    empty = tmp_path / "pathgrade.toml"
+    empty.write_text("")
+    capsys.readouterr()
+    assert main(["score", str(cases), str(runs), "--config", str(empty), "--json"]) == 0
+    summary = orjson.loads(capsys.readouterr().out)["summary"]
+    assert f"{summary['path_score']:.1f}" == "69.9"
+    assert "gives a path_score of 69.9" in " ".join(DOC.read_text().split())
+
+
+def test_cli_cases_and_the_script_cases_agree(
+    cli_files: tuple[Path, Path], example: ModuleType
+) -> None:
+    from pathgrade.io.cases import load_cases, load_runs
+
+    cases, runs = cli_files
+    script_cases, script_runs = example.cases_and_runs()
+    assert load_cases(cases).items == script_cases
+    assert load_runs(runs).items == script_runs

@@ -1,6 +1,6 @@
 """Fuzzing the trace readers: any mutation of a golden trace file gives runs or an InputError.
 
-Every reader of ``pathgrade ingest`` (and ``detect``, ``tau_bench.read_cases`` and
+Every reader of ``pathgrade ingest`` (and ``detect``, each format's ``read_cases`` and
 ``load_case_map``) is fed random mutations of the golden files in ``tests/golden/ingest``:
 a JSON value at any path (also inside JSON held in a string, such as
 ``gen_ai.tool.call.arguments``) swapped for a value of another type, deleted, set to null,
@@ -31,7 +31,6 @@ from hypothesis import strategies as st
 
 from pathgrade.core.errors import InputError
 from pathgrade.io.ingest import FORMATS, IngestOptions, detect, load_case_map, run_record
-from pathgrade.io.ingest.tau_bench import read_cases
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden" / "ingest"
 SEEDS: dict[str, str] = {
@@ -46,9 +45,47 @@ SEEDS: dict[str, str] = {
     "openai_messages_array.json": "openai-messages",
     "openai_messages_legacy.jsonl": "openai-messages",
     "tau_bench.jsonl": "tau-bench",
+    "producers/tau_bench/gpt-4o-airline.json": "tau-bench-results",
+    "openinference_langgraph.jsonl": "openinference",
+    "openinference_openai_agents.jsonl": "openinference",
+    "phoenix_spans.jsonl": "phoenix",
+    "openai_agents.jsonl": "openai-agents",
+    "langfuse_full_trace.json": "langfuse",
+    "langfuse_pages.jsonl": "langfuse",
+    "producers/langsmith_chat_model_roots.jsonl": "langchain",
+    "producers/langchain_langgraph_messages.jsonl": "langchain",
+    "inspect_ai_log.json": "inspect-ai",
+    "adk_session.json": "adk",
+    "adk_evalset_result.json": "adk",
+    "producers/adk.evalset.json": "adk",
+    # Files written by the real producers (tests/golden/ingest/README.md), 5-40 KB each.
+    "producers/openai_agents_sdk.jsonl": "openai-agents",
+    "producers/langsmith_traceable_trees.json": "langchain",
+    "producers/langfuse_trace.json": "langfuse",
+    "producers/langfuse_observations_page.json": "langfuse",
+    "producers/adk_session.json": "adk",
+    "adk_dice.test.json": "adk",
+    "producers/openinference_openai_agents_otlp.jsonl": "openinference",
+    # OTel GenAI / MCP / OpenLLMetry: seeds cut from the producer files by
+    # tools/producers/otel_seeds.py, and the MCP server's own (small) export.
+    "otel_openai_v2_seed.jsonl": "otel-genai",
+    "otel_openai_v2_logs_seed.jsonl": "otel-genai",
+    "otel_mcp_seed.jsonl": "otel-genai",
+    "traceloop_seed.jsonl": "otel-genai",
+    "openllmetry_legacy_seed.jsonl": "otel-genai",
+    "producers/otel_mcp_server.jsonl": "otel-genai",
+}
+#: The largest producer files (100-170 KB): fuzzed with --fuzz-long only (each costs CI about
+#: a minute); test_langsmith_fuzz.py and test_phoenix.py fuzz two of them in CI their own way.
+LONG_SEEDS: dict[str, str] = {
+    "producers/inspect_ai_log.json": "inspect-ai",
+    "producers/adk.evalset_result.json": "adk",
+    "producers/langsmith_langgraph_runs.jsonl": "langchain",
+    "producers/openinference_langgraph_otlp.jsonl": "openinference",
+    "producers/openinference_phoenix_spans.jsonl": "phoenix",
 }
 CASE_MAP_SEED = b'{"5b8efff798038103d269b633813fc60c": "c1"}\n'
-EXAMPLES = 100  # per seed file in CI: 11 seeds x 100 examples, about 10 s of CPU
+EXAMPLES = 60  # per seed file in CI (36 seeds): the whole file about 30 s of CPU
 
 
 class Raw:
@@ -314,20 +351,29 @@ def only_input_errors(call: Callable[[], Any], path: Path) -> Any:
         return None
 
 
+def _format_of(seed: str, request: pytest.FixtureRequest) -> str:
+    """The seed's format; a :data:`LONG_SEEDS` file is skipped without ``--fuzz-long``."""
+    if seed in LONG_SEEDS:
+        if not request.config.getoption("--fuzz-long", default=False):
+            pytest.skip("a large producer file: fuzzed with --fuzz-long")
+        return LONG_SEEDS[seed]
+    return SEEDS[seed]
+
+
 def examples(request: pytest.FixtureRequest) -> tuple[int, bool]:
     """(examples per seed, derandomize): bounded in CI, ten times more with --fuzz-long."""
     long = bool(request.config.getoption("--fuzz-long", default=False))
     return (EXAMPLES * 10, False) if long else (EXAMPLES, True)
 
 
-@pytest.mark.parametrize("seed", sorted(SEEDS))
+@pytest.mark.parametrize("seed", sorted(SEEDS) + sorted(LONG_SEEDS))
 def test_reader_raises_only_input_error(
     seed: str, tmp_path: Path, request: pytest.FixtureRequest
 ) -> None:
-    fmt = FORMATS[SEEDS[seed]]
+    fmt = FORMATS[_format_of(seed, request)]
     original = (GOLDEN / seed).read_bytes()
     whole = seed.endswith(".json")
-    path = tmp_path / seed
+    path = tmp_path / Path(seed).name  # the seed's own name (producers/ files: no folder)
     count, derandomize = examples(request)
 
     @settings(
@@ -348,8 +394,11 @@ def test_reader_raises_only_input_error(
                 orjson.dumps(run_record(run))  # every run read can be written back
             for error in options.skipped:
                 assert "\n" not in str(error) and error.file == str(path)
-        if fmt.name == "tau-bench":
-            only_input_errors(lambda: read_cases(path, IngestOptions(skip_invalid=True)), path)
+        cases = fmt.read_cases
+        if cases is not None:  # the formats that carry gold: their cases too
+            for skip in (False, True):
+                options = IngestOptions(skip_invalid=skip)
+                only_input_errors(lambda o=options, r=cases: r(path, o), path)
 
     check()
 
@@ -357,18 +406,43 @@ def test_reader_raises_only_input_error(
 SWAPS: list[Any] = [None, True, 7, "x", [], {}, DELETE]
 
 
-@pytest.mark.parametrize("seed", sorted(SEEDS))
-def test_every_path_swapped_to_every_type(seed: str, tmp_path: Path) -> None:
+#: Paths of one seed swapped in CI: an even sample of at most this many (every path with
+#: --fuzz-long). The exhaustive swap costs paths x file size; the big producer files have
+#: thousands of paths.
+SWAP_PATHS = 100
+
+
+def sampled(found: list[PathT], limit: int | None) -> list[PathT]:
+    """At most ``limit`` of ``found``, evenly spread (the first and the last kept)."""
+    if limit is None or len(found) <= limit:
+        return found
+    if limit < 2:
+        return found[:limit]
+    step = (len(found) - 1) / (limit - 1)
+    return [found[round(i * step)] for i in range(limit)]
+
+
+@pytest.mark.parametrize("seed", sorted(SEEDS) + sorted(LONG_SEEDS))
+def test_every_path_swapped_to_every_type(
+    seed: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
     # Exhaustive, not random: each value of the seed (inside JSON strings too) in turn
-    # becomes null, a boolean, a number, a string, a list, an object, or is deleted.
-    fmt = FORMATS[SEEDS[seed]]
+    # becomes null, a boolean, a number, a string, a list, an object, or is deleted. In CI,
+    # each line's paths are an even sample of SWAP_PATHS over the file; --fuzz-long: all.
+    long = bool(request.config.getoption("--fuzz-long", default=False))
+    fmt = FORMATS[_format_of(seed, request)]
     original = (GOLDEN / seed).read_bytes()
     whole = seed.endswith(".json")
     lines = [orjson.loads(original)] if whole else [orjson.loads(x) for x in original.splitlines()]
-    path = tmp_path / seed
-    tried = 0
+    path = tmp_path / Path(seed).name  # the seed's own name (producers/ files: no folder)
+    tried = expected = 0
+    total = sum(len(paths(x)) for x in lines)
     for index, line in enumerate(lines):
-        for where in paths(line):
+        found = paths(line)
+        share = None if long else max(2, SWAP_PATHS * len(found) // total)
+        chosen = sampled(found, share)
+        expected += 7 * len(chosen)
+        for where in chosen:
             for swap in SWAPS:
                 changed = list(lines)
                 changed[index] = apply(copy.deepcopy(line), where, lambda _, v=swap: v)
@@ -383,7 +457,7 @@ def test_every_path_swapped_to_every_type(seed: str, tmp_path: Path) -> None:
                 for run in only_input_errors(lambda o=options: list(fmt.read(path, o)), path) or ():
                     orjson.dumps(run_record(run))
                 tried += 1
-    assert tried == 7 * sum(len(paths(x)) for x in lines)
+    assert tried == expected
 
 
 def test_case_map_raises_only_input_error(tmp_path: Path, request: pytest.FixtureRequest) -> None:
@@ -410,3 +484,12 @@ def test_the_harness_finds_a_crash(tmp_path: Path) -> None:
     with pytest.raises(TypeError):
         only_input_errors(crashing, path)
     assert only_input_errors(lambda: list(FORMATS["otel-genai"].read(path, None)), path) is None
+
+
+def test_the_swap_sample_is_even_and_bounded() -> None:
+    found: list[PathT] = [(i,) for i in range(1000)]
+    chosen = sampled(found, 5)
+    assert chosen == [(0,), (250,), (500,), (749,), (999,)]  # round(i * 999 / 4)
+    assert sampled(found[:3], 5) == found[:3]
+    assert sampled(found, None) == found
+    assert sampled(found, 1) == [(0,)] and sampled(found, 0) == []

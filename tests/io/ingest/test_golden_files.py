@@ -11,6 +11,12 @@ import pytest
 from pathgrade.core.types import Run
 from pathgrade.io.ingest import FORMATS, IngestOptions, detect, run_record
 
+from .agents_langfuse_golden import EXPECTED as AGENTS_LANGFUSE_EXPECTED
+from .inspect_adk_golden import EXPECTED as INSPECT_ADK_EXPECTED
+from .langsmith_golden import EXPECTED as LANGSMITH_EXPECTED
+from .openinference_golden import EXPECTED as OPENINFERENCE_EXPECTED
+from .otel_golden import EXPECTED as OTEL_EXPECTED
+
 GOLDEN = Path(__file__).resolve().parents[2] / "golden" / "ingest"
 #: file -> (format, detected?, per run: case id, [(tool, arguments, output, error)], answer,
 #: tokens, cost). The numbers are those of the reader tests the files come from.
@@ -26,6 +32,8 @@ EXPECTED: dict[str, tuple[str, bool, list[tuple[Any, ...]]]] = {
                     ("policy", {}, None, None),
                     ("lookup", {"order": "A17"}, {"status": "paid"}, None),
                     ("refund", ["A17"], None, "payment gateway timeout"),
+                    # the retrieval span is a step: its name, the document ids as output
+                    ("retrieval", {}, ["kb-1", "kb-2"], None),
                 ],
                 "Refunded A17.",
                 290.0,
@@ -47,6 +55,7 @@ EXPECTED: dict[str, tuple[str, bool, list[tuple[Any, ...]]]] = {
                 "capital",
                 [
                     ("search", {"q": "capital of France"}, "Paris is...", None),
+                    ("span", {}, ["d1", "d2"], None),  # the RETRIEVER span (named "span")
                     ("note", {}, None, None),
                     ("save", {"key": "capital", "value": "Paris"}, None, None),
                 ],
@@ -73,7 +82,18 @@ EXPECTED: dict[str, tuple[str, bool, list[tuple[Any, ...]]]] = {
         "openinference",
         True,
         # cost 0.001 + 0.002 = 0.003 (prompt + completion: no total)
-        [("kb-7", [("count", ["d1", "d2"], {"n": 2}, "too many")], "Two documents.", 99.0, 0.003)],
+        [
+            (
+                "kb-7",
+                [
+                    ("retrieve", {}, ["d1", "d2"], None),  # the RETRIEVER span is a step
+                    ("count", ["d1", "d2"], {"n": 2}, "too many"),
+                ],
+                "Two documents.",
+                99.0,
+                0.003,
+            )
+        ],
     ),
     "langchain_messages.jsonl": (
         "langchain",
@@ -100,6 +120,7 @@ EXPECTED: dict[str, tuple[str, bool, list[tuple[Any, ...]]]] = {
                 "task-3",
                 [
                     ("lookup", {"order": 7}, "found", None),
+                    ("kb", {}, ["p1"], None),  # the retriever run is a step
                     ("refund", {"order": 7, "amount": 10.5}, None, "declined"),
                 ],
                 "Done.",
@@ -161,7 +182,159 @@ EXPECTED: dict[str, tuple[str, bool, list[tuple[Any, ...]]]] = {
             )
         ],
     ),
+    # Real: 3 runs of tau-bench's own historical_trajectories/gpt-4o-airline.json (MIT).
+    "producers/tau_bench/gpt-4o-airline.json": (
+        "tau-bench-results",
+        True,
+        [
+            (
+                "tau_bench/airline/test/15",
+                [
+                    (
+                        "get_user_details",
+                        {"user_id": "james_patel_9828"},
+                        {
+                            "name": {"first_name": "James", "last_name": "Patel"},
+                            "address": {
+                                "address1": "656 River Road",
+                                "address2": "Suite 768",
+                                "city": "Los Angeles",
+                                "country": "USA",
+                                "province": "CA",
+                                "zip": "90357",
+                            },
+                            "email": "james.patel1360@example.com",
+                            "dob": "1995-04-07",
+                            "payment_methods": {
+                                "gift_card_1642017": {
+                                    "source": "gift_card",
+                                    "amount": 128,
+                                    "id": "gift_card_1642017",
+                                }
+                            },
+                            "saved_passengers": [
+                                {
+                                    "first_name": "James",
+                                    "last_name": "Sanchez",
+                                    "dob": "1956-08-18",
+                                },
+                                {"first_name": "Ava", "last_name": "Rossi", "dob": "1973-11-14"},
+                            ],
+                            "membership": "gold",
+                            "reservations": ["AAVMM8", "MQHHT6", "GV1N64"],
+                        },
+                        None,
+                    ),
+                    (
+                        "get_reservation_details",
+                        {"reservation_id": "GV1N64"},
+                        {
+                            "reservation_id": "GV1N64",
+                            "user_id": "james_patel_9828",
+                            "origin": "LAS",
+                            "destination": "DEN",
+                            "flight_type": "round_trip",
+                            "cabin": "business",
+                            "flights": [
+                                {
+                                    "origin": "LAS",
+                                    "destination": "DEN",
+                                    "flight_number": "HAT003",
+                                    "date": "2024-05-19",
+                                    "price": 561,
+                                },
+                                {
+                                    "origin": "DEN",
+                                    "destination": "LAS",
+                                    "flight_number": "HAT290",
+                                    "date": "2024-05-20",
+                                    "price": 1339,
+                                },
+                            ],
+                            "passengers": [
+                                {"first_name": "James", "last_name": "Patel", "dob": "1995-04-07"},
+                                {
+                                    "first_name": "James",
+                                    "last_name": "Sanchez",
+                                    "dob": "1956-08-18",
+                                },
+                                {
+                                    "first_name": "Sophia",
+                                    "last_name": "Johansson",
+                                    "dob": "1993-07-11",
+                                },
+                            ],
+                            "payment_history": [
+                                {"payment_id": "gift_card_1642017", "amount": 5700}
+                            ],
+                            "created_at": "2024-05-03T05:35:00",
+                            "total_baggages": 3,
+                            "nonfree_baggages": 0,
+                            "insurance": "no",
+                        },
+                        None,
+                    ),
+                    (
+                        "update_reservation_flights",
+                        {
+                            "reservation_id": "GV1N64",
+                            "cabin": "economy",
+                            "flights": [
+                                {"flight_number": "HAT003", "date": "2024-05-19"},
+                                {"flight_number": "HAT290", "date": "2024-05-20"},
+                            ],
+                            "payment_id": "gift_card_1642017",
+                        },
+                        # a tool result beginning "Error" is the step's error
+                        "Error: not enough seats on flight HAT290",
+                        "Error: not enough seats on flight HAT290",
+                    ),
+                ],
+                "You're welcome. If you have any other questions or need further assistance in the"
+                " future, feel free to reach out. Have a great day!",
+                None,
+                None,
+            ),
+            (
+                "tau_bench/airline/test/37",
+                [
+                    (
+                        "transfer_to_human_agents",
+                        {
+                            "summary": "Mei Brown, a Gold member, is requesting higher compensation"
+                            " for a delayed flight (HAT045 from PHX to SEA) that will cause her to"
+                            " miss an important meeting. She is seeking a more substantial"
+                            " compensation than the $50 certificate per passenger offered."
+                        },
+                        "Transfer successful",
+                        None,
+                    )
+                ],
+                # the text of the assistant message that also made the call
+                "I can transfer you to a human agent who may be able to assist you further with"
+                " your request for a higher value certificate or other compensation options."
+                " Please hold on while I transfer your request.",
+                None,
+                None,
+            ),
+            (
+                "tau_bench/airline/test/44",
+                [],
+                "Certainly! As a gold member, here is the total number of free checked bags you"
+                " can take per passenger based on your cabin class:\n\n- **Basic Economy:** 2"
+                " bags\n- **Economy:** 3 bags\n- **Business:** 3 bags\n\nIf you need to take"
+                " more than these numbers, each additional bag will cost $50.",
+                None,
+                None,
+            ),
+        ],
+    ),
 }
+EXPECTED.update(OPENINFERENCE_EXPECTED)  # OpenInference / Phoenix files
+EXPECTED.update(AGENTS_LANGFUSE_EXPECTED)  # OpenAI Agents SDK / Langfuse files
+EXPECTED.update(INSPECT_ADK_EXPECTED)  # Inspect AI / Google ADK files
+EXPECTED.update(LANGSMITH_EXPECTED)  # LangSmith / LangChain producer files
+EXPECTED.update(OTEL_EXPECTED)  # OTel GenAI / MCP / OpenLLMetry files
 
 
 def summary(run: Run) -> tuple[Any, ...]:
@@ -177,7 +350,10 @@ def summary(run: Run) -> tuple[Any, ...]:
 
 
 def test_every_golden_file_is_listed() -> None:
-    assert sorted(p.name for p in GOLDEN.iterdir() if p.suffix != ".md") == sorted(EXPECTED)
+    # Files in folders (producers/...) by their path; READMEs and licence texts are not traces.
+    files = [p for p in GOLDEN.rglob("*") if p.is_file() and p.suffix != ".md"]
+    listed = [str(p.relative_to(GOLDEN)) for p in files if p.name not in ("LICENSE", "NOTICE")]
+    assert sorted(listed) == sorted(EXPECTED)
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import orjson
 import pytest
 
 from pathgrade.core.errors import InputError
@@ -116,9 +117,12 @@ def test_langsmith_run_tree(tmp_path: Path) -> None:
     assert run.case_id == "task-3" and run.run_id == "root" and run.answer == "Done."
     assert [(s.tool, s.arguments, s.parent, s.error) for s in run.steps] == [
         ("lookup", {"order": 7}, "root", None),
-        ("refund", {"order": 7, "amount": 10.5}, "sub", "declined"),
+        ("kb", {}, "root", None),  # the retriever run is a step
+        # "Refunder" has no model run below it: not an agent scope (a graph node, a runnable)
+        ("refund", {"order": 7, "amount": 10.5}, "root", "declined"),
     ]
-    assert run.steps[0].output == "found" and run.steps[1].metadata["agent"] == "Refunder"
+    assert run.steps[0].output == "found" and run.steps[2].metadata["agent"] == "AgentExecutor"
+    assert run.steps[1].output == ["p1"] and run.steps[1].metadata["retrieval"] is True
     assert run.usage is not None and run.usage.tokens == 120 and run.usage.cost == 0.01
     assert run.usage.latency_ms == pytest.approx(10_000.0)
     assert [(d.id, d.score) for d in run.retrieved or ()] == [("p1", 0.7)]
@@ -132,3 +136,118 @@ def test_malformed_run_tree_and_skip(tmp_path: Path) -> None:
     assert caught.value.line == 1
     options = IngestOptions(skip_invalid=True)
     assert [r.run_id for r in langchain.read(path, options)] == ["root"]
+
+
+def dumpd(message: dict[str, object]) -> dict[str, object]:
+    """A ``messages_to_dict`` message in ``dumpd`` form (``{"lc": 1, "kwargs": ...}``)."""
+    names = {"human": "HumanMessage", "ai": "AIMessage", "tool": "ToolMessage"}
+    return {
+        "lc": 1,
+        "type": "constructor",
+        "id": ["langchain", "schema", "messages", names[str(message["type"])]],
+        "kwargs": message["data"],
+    }
+
+
+def model_dump(message: dict[str, object]) -> dict[str, object]:
+    """A ``messages_to_dict`` message as ``model_dump`` writes it (LangGraph state)."""
+    data = message["data"]
+    assert isinstance(data, dict)
+    return {**data, "type": message["type"]}
+
+
+@pytest.mark.parametrize("shape", [dumpd, model_dump])
+def test_the_other_message_shapes_read_the_same(tmp_path: Path, shape: object) -> None:
+    assert callable(shape)
+    line = {"case_id": "c7", "messages": [shape(m) for m in messages()]}
+    path = write_lines(tmp_path / "lc.jsonl", [line])
+    assert detect(path).name == "langchain"
+    (run,) = list(langchain.read(path))
+    assert [(s.tool, s.arguments, s.output, s.error) for s in run.steps] == [
+        ("get_order", {"id": 7}, {"status": "pending"}, None),
+        ("get_user", {}, "boom", "boom"),
+    ]
+    assert run.answer == "Order 7 is cancelled." and run.usage is not None
+    assert run.usage.tokens == 75  # 55 + 20
+
+
+def retriever_conversation(tool_data: dict[str, object]) -> list[dict[str, object]]:
+    call = {"name": "search_kb", "args": {"query": "refunds"}, "id": "k1", "type": "tool_call"}
+    return [
+        {"type": "human", "data": {"content": "Refund policy?"}},
+        {"type": "ai", "data": {"content": "", "tool_calls": [call]}},
+        {"type": "tool", "data": {"tool_call_id": "k1", "status": "success", **tool_data}},
+        {"type": "ai", "data": {"content": "30 days."}},
+    ]
+
+
+DOCS = [
+    {"id": "kb-1", "metadata": {"score": 0.5}, "page_content": "a", "type": "Document"},
+    {"id": None, "metadata": {"id": "kb-2"}, "page_content": "b", "type": "Document"},
+    {"id": None, "metadata": {"source": "faq.md"}, "page_content": "c", "type": "Document"},
+    {"id": None, "metadata": {}, "page_content": "no id: left out", "type": "Document"},
+]
+
+
+@pytest.mark.parametrize(
+    ("tool_data", "output"),
+    [
+        # create_retriever_tool(response_format="content_and_artifact")
+        ({"content": "a\n\nb", "artifact": DOCS}, "a\n\nb"),
+        # a tool that returns the documents themselves
+        ({"content": orjson.dumps(DOCS).decode()}, DOCS),
+        ({"content": "", "artifact": [{"lc": 1, "kwargs": DOCS[0]}]}, ""),
+    ],
+)
+def test_retriever_tool_messages_give_documents(
+    tmp_path: Path, tool_data: dict[str, object], output: object
+) -> None:
+    path = write_lines(tmp_path / "lc.jsonl", [retriever_conversation(tool_data)])
+    (run,) = list(langchain.read(path))
+    (step,) = run.steps
+    assert (step.tool, step.arguments, step.output) == ("search_kb", {"query": "refunds"}, output)
+    assert step.metadata["retrieval"] is True
+    expected = ["kb-1"] if "lc" in str(tool_data.get("artifact")) else ["kb-1", "kb-2", "faq.md"]
+    assert [d.id for d in run.retrieved or ()] == expected
+    assert run.metadata["retrievals"][0]["call_id"] == "k1"
+
+
+@pytest.mark.parametrize(
+    "tool_data",
+    [
+        {"content": "plain text", "artifact": None},
+        {"content": "[1, 2]"},  # a list, but not of documents
+        {"content": [{"type": "text", "text": "parts"}]},
+        {"content": "x", "artifact": [{"page_content": "a"}, 5]},  # not every item a document
+    ],
+)
+def test_other_tool_messages_are_no_retrieval(tmp_path: Path, tool_data: dict[str, object]) -> None:
+    path = write_lines(tmp_path / "lc.jsonl", [retriever_conversation(tool_data)])
+    (run,) = list(langchain.read(path))
+    assert "retrieval" not in run.steps[0].metadata and run.retrieved is None
+
+
+@pytest.mark.parametrize(
+    ("line", "field"),
+    [
+        ([{"type": "ai", "data": None}], "[0].data"),
+        ([{"type": "ai", "data": 5}], "[0].data"),
+        ([{"type": "ai", "data": {"content": "", "tool_calls": 5}}], "[0].data.tool_calls"),
+        ([{"type": "ai", "data": {"tool_calls": [None]}}], "[0].data.tool_calls[0]"),
+        ([{"type": "ai", "data": {"tool_calls": [{"args": {}}]}}], "[0].data.tool_calls[0].name"),
+        (
+            {"messages": [{"type": "ai", "content": "", "additional_kwargs": []}]},
+            "messages[0].additional_kwargs",
+        ),
+    ],
+)
+def test_malformed_messages_are_one_line_errors(tmp_path: Path, line: object, field: str) -> None:
+    path = write_lines(tmp_path / "lc.jsonl", [line])
+    with pytest.raises(InputError) as caught:
+        list(langchain.read(path))
+    assert (caught.value.line, caught.value.field) == (1, field)
+
+
+def test_sniffs_model_dump_messages() -> None:
+    assert langchain.sniff(b'[{"content": "hi", "type": "human"}, {"type": "ai", "content": ""}]')
+    assert not langchain.sniff(b'[{"role": "user", "content": "hi", "type": "ai"}]')

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -139,8 +140,10 @@ def test_golden_run_from_an_out_of_order_nested_trace(tmp_path: Path) -> None:
     assert run.case_id == "case-7" and run.run_id == TRACE_A
     # Start time orders the steps; lookup and policy both start at 110 ms: call order (the
     # order they appear in the file) breaks the tie -- policy (span 4) is on line 1 first.
-    assert [s.tool for s in run.steps] == ["policy", "lookup", "refund"]
-    policy, lookup, refund = run.steps
+    # The retrieval span (610 ms) is a step too, after the others.
+    assert [s.tool for s in run.steps] == ["policy", "lookup", "refund", "retrieval"]
+    policy, lookup, refund, retrieval = run.steps
+    assert retrieval.output == ["kb-1", "kb-2"] and retrieval.metadata["retrieval"] is True
     assert lookup.arguments == {"order": "A17"} and lookup.raw_arguments == '{"order": "A17"}'
     assert lookup.output == {"status": "paid"} and lookup.call_id == "call_1"
     assert refund.arguments == ["A17"] and refund.error == "payment gateway timeout"
@@ -286,3 +289,200 @@ def test_sniff_and_detect(tmp_path: Path) -> None:
     assert otel_genai.sniff(path.read_bytes()[:300])
     assert detect(path).name == "otel-genai"
     assert not otel_genai.sniff('{"role": "user"}')
+
+
+def test_retrieval_span_is_a_step_with_query_and_parameters(tmp_path: Path) -> None:
+    spans = [
+        # current conventions: span name "retrieval {data source}", gen_ai.retrieval.top_k
+        span(
+            TRACE_A,
+            1,
+            None,
+            0,
+            10,
+            {
+                "gen_ai.operation.name": "retrieval",
+                "gen_ai.retrieval.query.text": "refund policy",
+                "gen_ai.retrieval.top_k": 2,
+                "gen_ai.retrieval.documents": '[{"id": "d1", "score": 0.5}, {"id": "d2"}]',
+            },
+            name="retrieval kb",
+        ),
+        # older: gen_ai.data_source.id, gen_ai.request.top_k; nothing of the query recorded
+        span(
+            TRACE_A,
+            2,
+            None,
+            20,
+            30,
+            {"gen_ai.operation.name": "retrieval", "gen_ai.data_source.id": "wiki"},
+        ),
+        span(
+            TRACE_A,
+            3,
+            None,
+            40,
+            50,
+            {"gen_ai.operation.name": "retrieval", "gen_ai.request.top_k": 5.0},
+        ),
+    ]
+    path = write_lines(tmp_path / "t.jsonl", [traces_line(spans)])
+    (run,) = otel_genai.read(path)
+    assert [(s.tool, s.arguments, s.output) for s in run.steps] == [
+        ("kb", {"query": "refund policy", "top_k": 2}, ["d1", "d2"]),
+        ("wiki", {}, []),
+        ("retrieval", {"top_k": 5}, []),  # no data source, no target: the span name
+    ]
+    assert run.steps[1].metadata["arguments_recorded"] is False
+    assert all(s.metadata["retrieval"] is True for s in run.steps)
+    (off,) = otel_genai.read(path, IngestOptions(retrieval_steps=False))
+    assert off.steps == () and [d.id for d in off.retrieved or ()] == ["d1", "d2"]
+
+
+def test_traces_without_genai_spans_are_not_runs(tmp_path: Path) -> None:
+    http = span(TRACE_A, 1, None, 0, 5, {"http.request.method": "GET"}, name="GET /health")
+    handshake = span(TRACE_A, 2, 1, 1, 2, {"mcp.method.name": "initialize"}, name="initialize")
+    tool = span(
+        TRACE_B, 1, None, 0, 5, {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "t"}
+    )
+    path = write_lines(tmp_path / "t.jsonl", [traces_line([http, handshake]), traces_line([tool])])
+    assert [r.run_id for r in otel_genai.read(path)] == [TRACE_B]
+
+
+def _model(span_id: int, start: int, **attributes: object) -> dict[str, object]:
+    return span(
+        TRACE_A, span_id, 1, start, start + 10, {"gen_ai.operation.name": "chat", **attributes}
+    )
+
+
+def test_model_span_events_give_the_calls_and_results(tmp_path: Path) -> None:
+    # Span events with the body as JSON in gen_ai.event.content (Azure AI Inference tracing).
+    asked = _model(2, 10, **{"gen_ai.usage.input_tokens": 10, "gen_ai.usage.output_tokens": 5})
+    asked["events"] = [
+        {
+            "name": "gen_ai.user.message",
+            "attributes": [
+                {"key": "gen_ai.event.content", "value": {"stringValue": '{"content": "weather?"}'}}
+            ],
+        },
+        {
+            "name": "gen_ai.choice",
+            "attributes": [
+                {
+                    "key": "gen_ai.event.content",
+                    "value": {
+                        "stringValue": json.dumps(
+                            {
+                                "index": 0,
+                                "message": {
+                                    "tool_calls": [
+                                        {
+                                            "id": "c1",
+                                            "function": {
+                                                "name": "weather",
+                                                "arguments": '{"city": "Oslo"}',
+                                            },
+                                        }
+                                    ]
+                                },
+                            }
+                        )
+                    },
+                }
+            ],
+        },
+        {"name": 7, "attributes": "not a list"},  # not an event: ignored
+    ]
+    answered = _model(3, 30)
+    answered["events"] = [
+        {
+            "name": "gen_ai.tool.message",
+            "attributes": [
+                {
+                    "key": "gen_ai.event.content",
+                    "value": {"stringValue": '{"id": "c1", "content": "-3 C"}'},
+                }
+            ],
+        },
+        {
+            "name": "gen_ai.choice",
+            "attributes": [
+                {
+                    "key": "gen_ai.event.content",
+                    "value": {"stringValue": '{"index": 0, "message": {"content": "It is -3 C."}}'},
+                }
+            ],
+        },
+    ]
+    root = span(TRACE_A, 1, None, 0, 50, {}, name="session")
+    path = write_lines(tmp_path / "t.jsonl", [traces_line([root, asked, answered])])
+    (run,) = otel_genai.read(path)
+    assert [(s.tool, s.arguments, s.output, s.call_id, s.turn) for s in run.steps] == [
+        ("weather", {"city": "Oslo"}, "-3 C", "c1", 0)
+    ]
+    assert run.answer == "It is -3 C."
+    assert run.usage is not None and run.usage.tokens == 15  # 10 + 5
+
+
+def test_log_records_in_the_same_file(tmp_path: Path) -> None:
+    root = span(TRACE_A, 1, None, 0, 50, {}, name="session")
+    model = _model(2, 10)
+    choice = {
+        "kvlistValue": {
+            "values": [
+                {"key": "index", "value": {"intValue": "0"}},
+                {
+                    "key": "message",
+                    "value": {
+                        "kvlistValue": {
+                            "values": [{"key": "content", "value": {"stringValue": "Hello."}}]
+                        }
+                    },
+                },
+            ]
+        }
+    }
+    record = {
+        "traceId": TRACE_A,
+        "spanId": f"{2:016x}",
+        "eventName": "gen_ai.choice",
+        "body": choice,
+    }
+    unattached = {"eventName": "gen_ai.choice", "body": choice}  # no span: ignored
+    older = {
+        "traceId": TRACE_A,
+        "spanId": f"{2:016x}",
+        "attributes": [{"key": "event.name", "value": {"stringValue": "gen_ai.user.message"}}],
+        "body": {"kvlistValue": {"values": [{"key": "content", "value": {"stringValue": "hi"}}]}},
+    }
+    logs = {"resourceLogs": [{"scopeLogs": [{"logRecords": [older, record, unattached]}]}]}
+    path = write_lines(tmp_path / "t.jsonl", [logs, traces_line([root, model])])
+    (run,) = otel_genai.read(path)
+    assert run.answer == "Hello."
+    bad = {"resourceLogs": [{"scopeLogs": 5}]}
+    path = write_lines(tmp_path / "u.jsonl", [traces_line([root, model]), bad])
+    with pytest.raises(InputError, match="expected a list, got a number") as caught:
+        list(otel_genai.read(path))
+    assert caught.value.line == 2 and caught.value.field == "resourceLogs[0].scopeLogs"
+    options = IngestOptions(skip_invalid=True)
+    assert [r.answer for r in otel_genai.read(path, options)] == [None]
+    assert [e.line for e in options.skipped] == [2]
+
+
+def test_execute_tool_with_an_mcp_is_error_result_failed(tmp_path: Path) -> None:
+    result = '{"content": [{"type": "text", "text": "rate limited"}], "isError": true}'
+    tool = span(
+        TRACE_A,
+        1,
+        None,
+        0,
+        5,
+        {
+            "gen_ai.operation.name": "execute_tool",
+            "gen_ai.tool.name": "search",
+            "gen_ai.tool.call.result": result,
+        },
+    )
+    path = write_lines(tmp_path / "t.jsonl", [traces_line([tool])])
+    (run,) = otel_genai.read(path)
+    assert [(s.tool, s.error) for s in run.steps] == [("search", "rate limited")]

@@ -268,3 +268,30 @@ def test_write_runs_into_a_missing_directory_or_onto_one(tmp_path: Path) -> None
             write_runs(iter(()), target)
         assert caught.value.file == str(target)
     assert sorted(os.listdir(tmp_path)) == []  # no temporary file left behind
+
+
+@pytest.mark.parametrize(
+    ("text", "nanoseconds"),
+    [
+        ("2024-01-01T00:00:00.013875Z", 1_704_067_200_013_875_000),  # a float gave ...944
+        ("2024-01-01T00:00:00.123456789+00:00", 1_704_067_200_123_456_789),  # ns kept
+        ("2024-01-01T01:00:00+01:00", 1_704_067_200_000_000_000),
+        ("2024-01-01T00:00:00", 1_704_067_200_000_000_000),  # no offset: UTC
+        ("1970-01-01T00:00:00Z", 0),
+    ],
+)
+def test_iso_times_are_read_exactly_to_the_nanosecond(text: str, nanoseconds: int) -> None:
+    from pathgrade.io.ingest._common import At
+    from pathgrade.io.ingest.spans import time_ns
+
+    assert time_ns(text, At("f", 1, "start_time")) == nanoseconds
+
+
+@pytest.mark.parametrize("text", ["yesterday", "2024-13-01T00:00:00Z", "1969-12-31T23:59:59Z"])
+def test_a_bad_or_negative_iso_time_is_a_one_line_error(text: str) -> None:
+    from pathgrade.io.ingest._common import At
+    from pathgrade.io.ingest.spans import time_ns
+
+    with pytest.raises(InputError, match="is not an ISO-8601 time") as caught:
+        time_ns(text, At("f", 1, "start_time"))
+    assert caught.value.field == "start_time"

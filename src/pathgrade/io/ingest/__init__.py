@@ -1,7 +1,8 @@
 """Trace readers: one adapter per format, each with ``sniff(head)`` and ``read(path)``.
 
 :data:`FORMATS` is the registry (name -> :class:`Format`); :func:`detect` picks the format of
-a file from its first bytes; :func:`ingest` reads files into runs. See ``docs/ingest.md``.
+a file from its first bytes; :func:`ingest` reads files into runs, and :func:`ingest_cases`
+the cases of the formats that carry gold. See ``docs/ingest.md``.
 """
 
 from __future__ import annotations
@@ -9,21 +10,39 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 from pathgrade.core.errors import InputError
-from pathgrade.core.types import Run
-from pathgrade.io.ingest import langchain, openai_messages, openinference, otel_genai, tau_bench
+from pathgrade.core.types import Case, Run
+from pathgrade.io.ingest import (
+    adk,
+    inspect_ai,
+    langchain,
+    langfuse,
+    openai_agents,
+    openai_messages,
+    openinference,
+    otel_genai,
+    phoenix,
+    tau_bench,
+    tau_bench_results,
+)
 from pathgrade.io.ingest._common import DEFAULT_CASE_ID_ATTRIBUTE, IngestOptions, read_head
+from pathgrade.io.ingest.writing import case_record, run_record, write_cases, write_runs
 
 __all__ = [
     "DEFAULT_CASE_ID_ATTRIBUTE",
     "FORMATS",
     "Format",
     "IngestOptions",
+    "case_record",
     "detect",
+    "format_of",
     "ingest",
+    "ingest_cases",
     "load_case_map",
     "run_record",
+    "write_cases",
     "write_runs",
 ]
 
@@ -32,12 +51,14 @@ HEAD_BYTES = 65536
 
 @dataclass(frozen=True)
 class Format:
-    """One trace format: its name, a sniffer of a file's head, and a reader of runs."""
+    """One trace format: its name, a sniffer of a file's head, a reader of runs, and, for a
+    format that carries gold (reference paths, targets), a reader of its cases."""
 
     name: str
     description: str
     sniff: Callable[[bytes | str], bool]
     read: Callable[[str | Path, IngestOptions | None], Iterator[Run]]
+    read_cases: Callable[[str | Path, IngestOptions | None], list[Case]] | None = None
 
     def __repr__(self) -> str:
         return f"Format({self.name!r})"
@@ -55,7 +76,47 @@ def _registry(formats: Iterable[Format]) -> dict[str, Format]:
 #: Built-in formats, in the order :func:`detect` tries them (most specific first).
 FORMATS: Mapping[str, Format] = _registry(
     [
-        Format(tau_bench.NAME, "tau-bench compact runs JSONL", tau_bench.sniff, tau_bench.read),
+        Format(phoenix.NAME, "Arize Phoenix spans export (Parquet)", phoenix.sniff, phoenix.read),
+        Format(
+            tau_bench.NAME,
+            "tau-bench compact runs JSONL",
+            tau_bench.sniff,
+            tau_bench.read,
+            tau_bench.read_cases,
+        ),
+        Format(
+            tau_bench_results.NAME,
+            "tau-bench results files (historical_trajectories/*.json)",
+            tau_bench_results.sniff,
+            tau_bench_results.read,
+            tau_bench_results.read_cases,
+        ),
+        Format(
+            inspect_ai.NAME,
+            "Inspect AI eval logs (.json, .eval zip)",
+            inspect_ai.sniff,
+            inspect_ai.read,
+            inspect_ai.read_cases,
+        ),
+        Format(
+            adk.NAME,
+            "Google ADK sessions, eval sets and eval results",
+            adk.sniff,
+            adk.read,
+            adk.read_cases,
+        ),
+        Format(
+            openai_agents.NAME,
+            "OpenAI Agents SDK trace export (trace / trace.span objects)",
+            openai_agents.sniff,
+            openai_agents.read,
+        ),
+        Format(
+            langfuse.NAME,
+            "Langfuse traces and observations (API JSON)",
+            langfuse.sniff,
+            langfuse.read,
+        ),
         Format(
             openinference.NAME,
             "OpenInference (Phoenix) spans",
@@ -119,13 +180,54 @@ def ingest(
     chosen = None if fmt == "auto" else resolve(fmt)
     for path in paths:
         reader = chosen or detect(path)
-        yield from _guarded(reader, path, options)
+        yield from _guarded(reader, reader.read, path, options)
 
 
-def _guarded(reader: Format, path: str | Path, options: IngestOptions) -> Iterator[Run]:
+def format_of(path: str | Path, fmt: str = "auto") -> Format:
+    """The format named ``fmt``, or for ``auto`` the one :func:`detect` finds for ``path``."""
+    return detect(path) if fmt == "auto" else resolve(fmt)
+
+
+def ingest_cases(
+    paths: Iterable[str | Path], fmt: str = "auto", options: IngestOptions | None = None
+) -> list[Case]:
+    """The cases of every file whose format carries gold (:attr:`Format.read_cases`), in
+    file order; the files of other formats give none.
+
+    A case id read from several files (two models' runs of the same tasks) is one case
+    when the files agree on it and an :class:`InputError` naming both files when they do
+    not. Reader bugs become one-line errors as in :func:`ingest`.
+    """
+    options = options or IngestOptions()
+    cases: dict[str, Case] = {}
+    first: dict[str, str] = {}
+    for path in paths:
+        reader = format_of(path, fmt)
+        if reader.read_cases is None:
+            continue
+        for case in _guarded(reader, reader.read_cases, path, options):
+            if case.case_id not in cases:
+                cases[case.case_id], first[case.case_id] = case, str(path)
+            elif cases[case.case_id] != case:
+                raise InputError(
+                    f"case {case.case_id!r} differs from the one read from {first[case.case_id]}",
+                    file=str(path),
+                )
+    return list(cases.values())
+
+
+_T = TypeVar("_T")
+
+
+def _guarded(
+    reader: Format,
+    call: Callable[[str | Path, IngestOptions], Iterable[_T]],
+    path: str | Path,
+    options: IngestOptions,
+) -> Iterator[_T]:
     options.line = None
     try:
-        yield from reader.read(path, options)
+        yield from call(path, options)
     except (InputError, MemoryError):
         raise
     except Exception as error:  # the safety net: a reader bug is still one line
@@ -164,51 +266,3 @@ def load_case_map(path: str | Path) -> dict[str, str]:
                 raise InputError('expected {"trace_id": ..., "case_id": ...}', file=name, line=line)
             out[key] = case
     return out
-
-
-def run_record(run: Run) -> dict[str, object]:
-    """A run as a runs-JSONL object (fields at their defaults left out)."""
-    return run.model_dump(mode="json", exclude_defaults=True)
-
-
-def write_runs(runs: Iterable[Run], path: str | Path | None) -> int:
-    """Write runs as JSON lines to ``path`` (``None`` or ``-``: standard output); the count.
-
-    A file is written under a temporary name unique to this writer, in the same directory,
-    and renamed when complete: an error leaves no partial file. A missing directory, a
-    directory as ``path`` or an unwritable place is an :class:`InputError`, raised before
-    any run is read.
-    """
-    import os
-    import sys
-    import uuid
-
-    import orjson
-
-    count = 0
-    if path is None or str(path) == "-":
-        for run in runs:
-            sys.stdout.write(orjson.dumps(run_record(run)).decode() + "\n")
-            count += 1
-        return count
-    target = Path(path)
-    if target.is_dir():
-        raise InputError("cannot write runs: it is a directory", file=str(path))
-    tmp = target.with_name(f".{target.name}.{os.getpid()}.{uuid.uuid4().hex[:12]}.tmp")
-    try:
-        handle = tmp.open("xb")
-    except OSError as error:
-        raise InputError(f"cannot write runs: {error.strerror or error}", file=str(path)) from None
-    try:
-        with handle:
-            for run in runs:
-                handle.write(orjson.dumps(run_record(run)) + b"\n")
-                count += 1
-        tmp.replace(target)
-    except OSError as error:
-        tmp.unlink(missing_ok=True)
-        raise InputError(f"cannot write runs: {error.strerror or error}", file=str(path)) from None
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-    return count

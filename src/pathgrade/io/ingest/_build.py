@@ -3,58 +3,56 @@
 A format reader says, for each span, what it is (:class:`SpanInfo`): a tool call, a model
 call, a retrieval, an agent, or nothing of interest. The rest is shared:
 
-- steps are the tool spans, by start time then file order (the file is not ordered);
-- a step's ``parent`` is the span id of its nearest agent ancestor (nested agents);
-- a step's ``turn`` is shared by the calls issued after the same model call of the same
-  agent (parallel calls of one model response); without model spans it is unknown;
-- ``usage`` sums the model spans' tokens and cost; latency is the root span's duration;
-- ``retrieved`` concatenates the retrieval spans' documents in time order (first occurrence
-  of an id kept); each retrieval's ranked list is kept in ``metadata["retrievals"]``;
-- ``answer`` is the root agent's output text, else the last model output text.
+1. steps are the calls: tool spans, retrieval spans (a step when
+   ``IngestOptions.retrieval_steps``, the default: tool = the retriever's name, arguments =
+   its query and parameters, output = the document ids, ``metadata["retrieval"] = True``),
+   and the tool calls model spans emitted that no span records;
+2. one call, one step: spans with the same call id, or a tool span wrapping exactly one other
+   call span, are one step (:mod:`._calls`);
+3. an emitted call gives its name, arguments and call id to the step matched to it, or is a
+   step of its own; the calls of one model response share a turn and keep the order the model
+   wrote them in; a call no model emitted shares the turn of the latest model call of its
+   agent (unknown without model spans); steps are in time order (:mod:`._steps`);
+4. the tool results later model spans were shown give a step's output and error when it has
+   none;
+5. ``SpanInfo.error`` marks a step failed when the span status does not;
+6. a step's ``parent`` is the span id of its nearest agent ancestor, ``metadata["agent"]``
+   that agent's name;
+7. ``answer`` is the root agent's output text, else the last model output text.
+
+``usage`` sums the model spans' and steps' tokens and cost; latency is the root span's
+duration. ``retrieved`` concatenates the retrieval spans' documents in time order (first
+occurrence of an id kept); each retrieval's ranked list is kept in ``metadata["retrievals"]``
+with the name and call id of the step it is part of.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any, Literal
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
 
 from pydantic import ValidationError
 
 from pathgrade.core.errors import InputError
-from pathgrade.core.types import RetrievedItem, Run, Step, Usage
-from pathgrade.io.ingest._common import (
-    TRIAL_LIMIT,
-    At,
-    IngestOptions,
-    bounded,
-    decode_arguments,
-    maybe_json,
-    number,
-)
-from pathgrade.io.ingest.spans import Span, ancestors, time_order
+from pathgrade.core.types import RetrievedItem, Run, Usage
+from pathgrade.io.ingest._calls import Trace, group_calls, match, nearest
+from pathgrade.io.ingest._common import TRIAL_LIMIT, At, IngestOptions, number
+from pathgrade.io.ingest._info import Classifier, EmittedCall, SpanInfo, SpanKind, ToolResult
+from pathgrade.io.ingest._steps import steps_of
+from pathgrade.io.ingest.spans import Span, time_order
 
-SpanKind = Literal["tool", "llm", "retrieval", "agent"]
+__all__ = [
+    "Classifier",
+    "EmittedCall",
+    "SpanInfo",
+    "SpanKind",
+    "ToolResult",
+    "build_run",
+    "runs_from_traces",
+    "sum_numbers",
+    "trial_number",
+]
 
-
-@dataclass(frozen=True)
-class SpanInfo:
-    """What one span says, in format-neutral terms (``None`` = not recorded)."""
-
-    kind: SpanKind | None
-    tool: str | None = None
-    call_id: str | None = None
-    arguments: Any = None
-    result: Any = None
-    tokens: float | None = None
-    cost: float | None = None
-    documents: Sequence[tuple[str, float | None]] = ()
-    output_text: str | None = None
-    agent_name: str | None = None
-    extra: Mapping[str, Any] = field(default_factory=dict)
-
-
-Classifier = Callable[[Span], SpanInfo]
 _TRIAL = "pathgrade.trial"
 
 
@@ -97,46 +95,38 @@ def build_run(
     ordered = time_order(list(spans))
     index = {s.span_id: s for s in ordered}
     infos = {s.span_id: classify(s) for s in ordered}
+    trace = Trace(
+        ordered=ordered,
+        index=index,
+        infos=infos,
+        agent=nearest(ordered, index, lambda s: infos[s.span_id].kind == "agent"),
+        position={s.span_id: i for i, s in enumerate(ordered)},
+    )
     roots = [s for s in ordered if s.parent_id is None or s.parent_id not in index]
     line = min(s.line for s in spans)
     options.line = line
-
-    def agent_of(span: Span) -> Span | None:
-        return next((a for a in ancestors(span, index) if infos[a.span_id].kind == "agent"), None)
-
-    llm_seen: dict[str | None, int] = {}
-    turn_keys: dict[tuple[str | None, int], int] = {}
-    steps: list[Step] = []
-    tokens: list[float] = []
-    costs: list[float] = []
-    retrieved: dict[str, float | None] = {}
-    retrievals: list[dict[str, Any]] = []
-    last_output: str | None = None
-    for span in ordered:
-        info = infos[span.span_id]
-        agent = agent_of(span)
-        scope = agent.span_id if agent else None
-        if info.kind == "llm":
-            llm_seen[scope] = llm_seen.get(scope, 0) + 1
-            if info.tokens is not None:
-                tokens.append(info.tokens)
-            if info.cost is not None:
-                costs.append(info.cost)
-            if info.output_text:
-                last_output = info.output_text
-        elif info.kind == "retrieval":
+    tokens = [i.tokens for i in infos.values() if i.kind == "llm" and i.tokens is not None]
+    costs = [i.cost for i in infos.values() if i.kind == "llm" and i.cost is not None]
+    outputs = [infos[s.span_id].output_text for s in ordered if infos[s.span_id].kind == "llm"]
+    last_output = next((text for text in reversed(outputs) if text), None)
+    try:
+        calls = match(trace, group_calls(trace))
+        steps, step_of = steps_of(trace, calls, retrieval_steps=options.retrieval_steps, file=file)
+        retrieved: dict[str, float | None] = {}
+        retrievals: list[dict[str, Any]] = []
+        for span in ordered:
+            info = infos[span.span_id]
+            if info.kind != "retrieval":
+                continue
             docs = []
             for rank, (doc_id, score) in enumerate(info.documents, start=1):
                 docs.append({"id": doc_id, "score": score, "rank": rank})
                 retrieved.setdefault(doc_id, score)
-            retrievals.append({"span_id": span.span_id, "documents": docs})
-        elif info.kind == "tool":
-            turn: int | None = None
-            if llm_seen:
-                key = (scope, llm_seen.get(scope, 0))
-                turn = turn_keys.setdefault(key, len(turn_keys))
-            steps.append(_step(span, info, agent, infos, turn, file=file))
-    try:
+            entry: dict[str, Any] = {"span_id": span.span_id, "documents": docs}
+            step = step_of.get(span.span_id)
+            if step is not None:
+                entry["tool"], entry["call_id"] = step.tool, step.call_id
+            retrievals.append(entry)
         tool_tokens = [s.tokens for s in steps if s.tokens is not None]
         usage = _usage(roots, ordered, tokens + tool_tokens, costs)
         root_info = [infos[r.span_id] for r in roots]
@@ -164,52 +154,6 @@ def build_run(
     except ValidationError as error:
         first = error.errors()[0]
         raise InputError(f"trace {trace_id}: {first['msg']}", file=file, line=line) from None
-
-
-def _step(
-    span: Span,
-    info: SpanInfo,
-    agent: Span | None,
-    infos: Mapping[str, SpanInfo],
-    turn: int | None,
-    *,
-    file: str,
-) -> Step:
-    tool = info.tool or ""
-    if not tool.strip():
-        raise InputError(
-            f"tool span {span.span_id} has no tool name",
-            file=file,
-            line=span.line,
-            field="tool",
-        )
-    decoded = decode_arguments(info.arguments)
-    at = At(file, span.line, f"span {span.span_id}")
-    bounded(decoded.value, at.key("arguments"))
-    output = bounded(maybe_json(info.result), at.key("output"))
-    metadata: dict[str, Any] = {"span_id": span.span_id, **info.extra}
-    if agent is not None and infos[agent.span_id].agent_name:
-        metadata["agent"] = infos[agent.span_id].agent_name
-    if decoded.unparsed:
-        metadata["arguments_unparsed"] = True
-    if info.arguments is None:
-        metadata["arguments_recorded"] = False
-    return Step(
-        tool=tool,
-        arguments=decoded.value,
-        raw_arguments=decoded.raw,
-        output=output,
-        error=span.error,
-        latency_ms=span.latency_ms,
-        tokens=info.tokens,
-        cost=info.cost,
-        call_id=info.call_id,
-        parent=agent.span_id if agent else None,
-        turn=turn,
-        start_time=span.start_s,
-        end_time=span.end_s,
-        metadata=metadata,
-    )
 
 
 def _usage(

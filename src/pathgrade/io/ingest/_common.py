@@ -38,11 +38,16 @@ class IngestOptions:
     traces is one entry); ``repeats`` counts the further errors folded into those entries.
     ``fallbacks``: runs whose case id was taken from the trace id (nothing else named one).
     ``line``: the line being read (set by :func:`json_lines`), for errors raised elsewhere.
+    ``retrieval_steps``: a retrieval operation is a step of the path (on by default: for
+    agentic RAG the retrieval is part of the path); off, it only fills ``retrieved``.
+    ``mcp_namespace``: MCP tool steps are named ``server/tool`` instead of ``tool``.
     """
 
     case_id_attribute: str = DEFAULT_CASE_ID_ATTRIBUTE
     case_map: Mapping[str, str] = field(default_factory=dict)
     skip_invalid: bool = False
+    retrieval_steps: bool = True
+    mcp_namespace: bool = False
     skipped: list[InputError] = field(default_factory=list)
     repeats: int = 0
     fallbacks: list[str] = field(default_factory=list)

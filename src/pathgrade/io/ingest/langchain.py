@@ -1,24 +1,16 @@
-"""LangChain message lists (``messages_to_dict`` output) and LangSmith run trees.
+"""LangChain message lists (``messages_to_dict`` output) and LangSmith runs.
 
-``messages_to_dict``: one conversation per JSON line, a list of ``{"type", "data"}``
-(or ``{"messages": [...], "case_id"?, ...}``). ``ai`` messages' ``data.tool_calls``
-(``{"name", "args", "id"}``, ``args`` already an object) are steps, one turn per message;
-``tool`` messages are results (``status: "error"`` makes the step an error);
+A record holding runs (``run_type``) is read by :mod:`pathgrade.io.ingest.langsmith`, one run
+per trace, after the conversations of the file. Any other record is one conversation: a list
+of messages, or ``{"messages": [...], "case_id"?, ...}``, each message in any shape of
+:mod:`pathgrade.io.ingest.langchain_message` (``messages_to_dict``'s ``{"type", "data"}``,
+``model_dump``, ``dumpd``). Assistant messages' ``tool_calls`` (``{"name", "args", "id"}``,
+``args`` already an object) are steps, one turn per message; ``tool`` messages are results
+(``status: "error"`` makes the step an error). A tool message whose ``artifact`` (else its
+``content``) is a list of documents is a retrieval: the step keeps
+``metadata["retrieval"] = True`` and its documents go to ``retrieved``.
 ``usage_metadata.total_tokens`` is summed. The mapping is then that of
-:mod:`pathgrade.io.ingest.openai_messages`.
-
-LangSmith run trees: one root run per JSON line with nested ``child_runs``.
-
-=============  ============================================================================
-``tool``       a step: ``name``; arguments from ``inputs`` (``{"input": "<json>"}`` decoded,
-               else the ``inputs`` object); result ``outputs.output``; ``error``
-``llm``        a model call: ``total_tokens`` (else prompt + completion), ``total_cost``
-``retriever``  ``outputs.documents[i]``: id from ``id`` or ``metadata.id``; score from
-               ``metadata.score``
-``chain``      an agent scope (steps' ``parent`` is the nearest enclosing chain)
-=============  ============================================================================
-The root run's ``outputs.output`` (or last message) is the answer; ``extra.metadata`` holds
-the case id attribute.
+:mod:`pathgrade.io.ingest.openai_messages` (pairing of results with calls included).
 """
 
 from __future__ import annotations
@@ -29,53 +21,67 @@ from typing import Any
 
 from pathgrade.core.errors import InputError
 from pathgrade.core.types import Run
-from pathgrade.io.ingest._build import SpanInfo, runs_from_traces, sum_numbers
 from pathgrade.io.ingest._common import (
     At,
     IngestOptions,
     arr,
     head_text,
     json_lines,
-    kind,
     number,
     obj,
-    score_of,
     text,
-    text_of,
 )
-from pathgrade.io.ingest.openai_messages import content_text, conversation_run
-from pathgrade.io.ingest.spans import Span, time_ns
+from pathgrade.io.ingest.langchain_message import message, tool_documents
+from pathgrade.io.ingest.langsmith import RunTrees, run_items
+from pathgrade.io.ingest.openai_messages import conversation_run
 
 NAME = "langchain"
-_ROLES = {
-    "human": "user",
-    "ai": "assistant",
-    "tool": "tool",
-    "system": "system",
-    "function": "function",
-    "AIMessageChunk": "assistant",
-}
+_TYPES = ("ai", "human", "tool")
+_CLASSES = ("AIMessage", "HumanMessage", "ToolMessage")
 
 
-def _to_openai(message: Any, at: At) -> Any:
-    """A ``{"type", "data"}`` message as an OpenAI-style message (others unchanged)."""
-    if not isinstance(message, dict) or "data" not in message:
-        return message
-    data = obj(message["data"], at.key("data"), optional=False)
-    role = _ROLES.get(str(message.get("type")), str(message.get("type")))
-    out: dict[str, Any] = {"role": role, "content": data.get("content")}
-    calls_at = at.key("data").key("tool_calls")
-    calls = arr(data.get("tool_calls"), calls_at)
-    if role == "assistant" and calls:
-        out["tool_calls"] = [
-            {"id": c.get("id"), "function": {"name": c.get("name"), "arguments": c.get("args")}}
-            for c in (obj(c, calls_at.item(k), optional=False) for k, c in enumerate(calls))
-        ]
-    if role == "tool":
-        out["tool_call_id"] = data.get("tool_call_id")
-        out["status"] = data.get("status")
-    if role == "function":
-        out["name"] = data.get("name")
+def _fields_at(value: dict[str, Any], at: At) -> At:
+    if value.get("lc") == 1:
+        return at.key("kwargs")
+    return at.key("data") if "data" in value and "content" not in value else at
+
+
+def _to_openai(value: Any, at: At) -> Any:
+    """A LangChain message as an OpenAI-style message (anything else unchanged)."""
+    if isinstance(value, dict) and "data" in value and "content" not in value:
+        obj(value["data"], at.key("data"), optional=False)
+    found = message(value)
+    if found is None or not isinstance(value, dict):
+        return value
+    fields, where = found.fields, _fields_at(value, at)
+    out: dict[str, Any] = {"role": found.role, "content": fields.get("content")}
+    calls_at = where.key("tool_calls")
+    calls = arr(fields.get("tool_calls"), calls_at)
+    if found.role == "assistant" and calls:
+        converted = []
+        for k, raw in enumerate(calls):
+            call = obj(raw, calls_at.item(k), optional=False)
+            if "function" in call:  # already OpenAI-shaped
+                converted.append(call)
+                continue
+            text(call.get("name"), calls_at.item(k).key("name"), optional=False)
+            converted.append(
+                {
+                    "id": call.get("id"),
+                    "function": {"name": call["name"], "arguments": call.get("args")},
+                }
+            )
+        out["tool_calls"] = converted
+    elif found.role == "assistant":
+        extra = obj(fields.get("additional_kwargs"), where.key("additional_kwargs"))
+        legacy = arr(extra.get("tool_calls"), where.key("additional_kwargs").key("tool_calls"))
+        if legacy:
+            out["tool_calls"] = legacy
+    if found.role == "tool":
+        for key in ("tool_call_id", "status", "artifact", "name"):
+            out[key] = fields.get(key)
+    if found.role == "function":
+        out["name"] = fields.get("name")
     return out
 
 
@@ -86,163 +92,57 @@ def _message_conversation(record: Any, at: At) -> dict[str, Any]:
         where = at.key("messages") if isinstance(record, dict) else at
         tokens: list[float] = []
         converted = []
-        for i, m in enumerate(messages):
-            converted.append(_to_openai(m, where.item(i)))
-            data = m.get("data") if isinstance(m, dict) else None
-            usage = data.get("usage_metadata") if isinstance(data, dict) else None
-            if isinstance(usage, dict):
-                total = number(usage.get("total_tokens"))
-                if total is not None:
-                    tokens.append(total)
+        for i, raw in enumerate(messages):
+            converted.append(_to_openai(raw, where.item(i)))
+            found = message(raw)
+            usage = found.fields.get("usage_metadata") if found is not None else None
+            total = number(usage.get("total_tokens")) if isinstance(usage, dict) else None
+            if total is not None:
+                tokens.append(total)
         header["messages"] = converted
         if tokens and "usage" not in header:
             header["usage"] = {"total_tokens": sum(tokens)}
     return header
 
 
-def _flatten_tree(root: Any, at: At, order: int) -> list[Span]:
-    spans: list[Span] = []
-    stack: list[tuple[Any, str | None, At]] = [(root, None, at)]
-    trace_id: str | None = None
-    ids = At(at.file, at.line)
-    while stack:
-        run, parent, here = stack.pop()
-        if not isinstance(run, dict):
-            raise here.error(f"a run (or child run) must be an object, got {kind(run)}")
-        run_id = run.get("id")
-        if not isinstance(run_id, str) or not run_id:
-            raise ids.key("id").error("a run needs a string 'id'")
-        trace_id = trace_id or text(run.get("trace_id"), here.key("trace_id")) or run_id
-        extra = obj(run.get("extra"), here.key("extra"))
-        meta = obj(extra.get("metadata"), here.key("extra").key("metadata"))
-        spans.append(
-            Span(
-                trace_id=trace_id,
-                span_id=run_id,
-                parent_id=parent,
-                name=text(run.get("name"), here.key("name")) or "",
-                start_ns=time_ns(run.get("start_time"), ids.key("start_time")),
-                end_ns=time_ns(run.get("end_time"), ids.key("end_time")),
-                attributes={**meta, "run": run},
-                error=text_of(run.get("error")) or None,
-                line=at.line,
-                order=order + len(spans),
-            )
-        )
-        children_at = here.key("child_runs")
-        children = arr(run.get("child_runs"), ids.key("child_runs"))
-        stack.extend(
-            (child, run_id, children_at.item(k)) for k, child in reversed(list(enumerate(children)))
-        )
-    return spans
-
-
-def _tool_arguments(inputs: Any) -> Any:
-    if isinstance(inputs, dict) and set(inputs) == {"input"}:
-        value = inputs["input"]
-        return value if isinstance(value, str | dict | list) else [value]
-    return inputs
-
-
-def _root_answer(outputs: Any) -> str | None:
-    if not isinstance(outputs, dict):
-        return None
-    if isinstance(outputs.get("output"), str):
-        return str(outputs["output"])
-    messages = outputs.get("messages")
-    if isinstance(messages, list) and messages:
-        last = messages[-1]
-        if isinstance(last, dict):
-            data = last.get("data", last)
-            return content_text(data.get("content")) if isinstance(data, dict) else None
-    return None
-
-
-def classify(span: Span) -> SpanInfo:
-    """The role of one LangSmith run (see module docstring)."""
-    run = span.attributes.get("run")
-    if not isinstance(run, dict):
-        return SpanInfo(None)
-    kind = run.get("run_type")
-    outputs = run.get("outputs")
-    if kind == "tool":
-        result = outputs.get("output") if isinstance(outputs, dict) else outputs
-        return SpanInfo(
-            "tool",
-            tool=span.name or None,
-            call_id=text_of(
-                (run.get("extra") or {}).get("tool_call_id")
-                if isinstance(run.get("extra"), dict)
-                else None
-            ),
-            arguments=_tool_arguments(run.get("inputs")),
-            result=result,
-        )
-    if kind == "llm":
-        tokens = number(run.get("total_tokens"))
-        return SpanInfo(
-            "llm",
-            tokens=tokens
-            if tokens is not None
-            else sum_numbers(run.get("prompt_tokens"), run.get("completion_tokens")),
-            cost=number(run.get("total_cost")),
-        )
-    if kind == "retriever":
-        docs = outputs.get("documents") if isinstance(outputs, dict) else None
-        found: list[tuple[str, float | None]] = []
-        for doc in docs if isinstance(docs, list) else []:
-            if not isinstance(doc, dict):
-                continue
-            meta = doc.get("metadata")
-            meta = meta if isinstance(meta, dict) else {}
-            doc_id = doc.get("id") or meta.get("id")
-            if isinstance(doc_id, str | int) and not isinstance(doc_id, bool) and str(doc_id):
-                found.append((str(doc_id), score_of(meta.get("score"))))
-        return SpanInfo("retrieval", documents=found)
-    if kind == "chain":
-        return SpanInfo("agent", agent_name=span.name or None, output_text=_root_answer(outputs))
-    return SpanInfo(None)
-
-
 def sniff(head: bytes | str) -> bool:
-    """LangSmith runs (``run_type``) or ``messages_to_dict`` output (``type`` + ``data``)."""
+    """LangSmith runs (``run_type``), or LangChain messages: ``dumpd``'s (``"lc"`` and a
+    message class name), or ``"type": "ai"`` and the like with ``data`` (``messages_to_dict``)
+    or with ``content`` and no OpenAI ``role`` (``model_dump``)."""
     start = head_text(head)
     if '"run_type"' in start:
         return True
-    return '"data"' in start and any(
-        f'"type": "{t}"' in start or f'"type":"{t}"' in start for t in ("ai", "human", "tool")
-    )
+    if '"lc"' in start and any(f'"{name}"' in start for name in _CLASSES):
+        return True
+    typed = any(f'"type": "{t}"' in start or f'"type":"{t}"' in start for t in _TYPES)
+    return typed and ('"data"' in start or ('"content"' in start and '"role"' not in start))
 
 
 def read(path: str | Path, options: IngestOptions | None = None) -> Iterator[Run]:
-    """One run per conversation or per root run tree."""
+    """One run per conversation, then one per trace of LangSmith runs."""
     options = options or IngestOptions()
     name = str(path)
-    order = 0
+    trees = RunTrees(name)
     for line, record in json_lines(path, options):
         at = At(name, line)
-        trees = (
-            isinstance(record, list)
-            and record
-            and isinstance(record[0], dict)
-            and "run_type" in record[0]
-        )
-        items = [(x, at.item(i)) for i, x in enumerate(record)] if trees else [(record, at)]
-        for position, (item, where) in enumerate(items):
-            try:
-                if isinstance(item, dict) and "run_type" in item:
-                    spans = _flatten_tree(item, where, order)
-                    order += len(spans)
-                    yield from runs_from_traces(
-                        {spans[0].trace_id: spans}, classify, options, file=name, source=NAME
-                    )
-                else:
-                    yield conversation_run(
-                        _message_conversation(item, where),
-                        options,
-                        file=name,
-                        line=line,
-                        position=position,
-                    )
-            except InputError as error:
-                options.fail(error)
+        runs = run_items(record, at)
+        if runs is not None:
+            for item, where in runs:
+                try:
+                    trees.add(item, where)
+                except InputError as error:
+                    options.fail(error)
+            continue
+        try:
+            yield conversation_run(
+                _message_conversation(record, at),
+                options,
+                file=name,
+                line=line,
+                position=0,
+                documents_of=tool_documents,
+                source=NAME,
+            )
+        except InputError as error:
+            options.fail(error)
+    yield from trees.runs(options)

@@ -9,23 +9,34 @@ assistant ``tool_calls[i]``       a step: ``function.name``; ``function.argument
                                   *string* (decoded; the text is kept in ``raw_arguments``);
                                   ``id`` is the call id. Calls of one message share a turn.
 assistant ``function_call``       the legacy single call (a step of its own turn)
-``role: "tool"``                  the result (``content``) of the step whose call id is
-                                  ``tool_call_id``; ``role: "function"`` (legacy) by name
+``role: "tool"``                  the result (``content``) of a call, paired as below;
+                                  ``role: "function"`` (legacy) by name
 last assistant text               the answer
 ``usage.total_tokens``            ``usage.tokens`` (else prompt + completion tokens)
 ================================  ==========================================================
+
+Pairing a ``tool`` message with its call (calls are *unanswered* until paired):
+
+1. a ``tool_call_id`` that names a call: the earliest unanswered call with that id (a second
+   result for an answered call replaces the first);
+2. no ``tool_call_id`` (absent, null or ``""``): the earliest unanswered call that has no id;
+   when every call has an id, the one unanswered call if exactly one is unanswered;
+3. an unknown ``tool_call_id``: the one unanswered call if exactly one is, and it has no id.
+
+Anything else is an error naming the message. Steps paired by rule 2 or 3 have
+``metadata["result_paired_by"] = "position"``. Integer ids are read as their decimal text.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
 from pathgrade.core.errors import InputError
-from pathgrade.core.types import Run, Step, Usage
+from pathgrade.core.types import RetrievedItem, Run, Step, Usage
 from pathgrade.io.ingest._build import sum_numbers
 from pathgrade.io.ingest._common import (
     TRIAL_LIMIT,
@@ -43,6 +54,8 @@ from pathgrade.io.ingest._common import (
 )
 
 NAME = "openai-messages"
+#: The ranked ``(id, score)`` documents a tool message carries, or ``None`` (not a retrieval).
+DocumentsOf = Callable[[Mapping[str, Any]], Sequence[tuple[str, float | None]] | None]
 
 
 def content_text(content: Any) -> str | None:
@@ -69,13 +82,24 @@ def _conversations(record: Any) -> list[Any]:
     return [record]
 
 
+def _call_id(value: Any) -> str | None:
+    """A call id as text: a non-empty string, or an integer's decimal text; else ``None``."""
+    if isinstance(value, str) and value:
+        return value
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    return None
+
+
 class _Builder:
-    def __init__(self, file: str, line: int) -> None:
+    def __init__(self, file: str, line: int, documents_of: DocumentsOf | None) -> None:
         self.file, self.line = file, line
+        self.documents_of = documents_of
         self.steps: list[dict[str, Any]] = []
-        self.by_call: dict[str, dict[str, Any]] = {}
+        self.answered: set[int] = set()  # indices into steps
         self.turn = 0
         self.answer: str | None = None
+        self.retrievals: list[dict[str, Any]] = []
 
     def error(self, message: str, field: str) -> InputError:
         return InputError(message, file=self.file, line=self.line, field=field)
@@ -92,15 +116,58 @@ class _Builder:
             "tool": name,
             "arguments": decoded.value,
             "raw_arguments": decoded.raw,
-            "call_id": call_id if isinstance(call_id, str) else None,
+            "call_id": _call_id(call_id),
             "turn": self.turn,
             "metadata": {"arguments_unparsed": True} if decoded.unparsed else {},
         }
         if arguments is None:
             step["metadata"]["arguments_recorded"] = False
         self.steps.append(step)
-        if step["call_id"]:
-            self.by_call[step["call_id"]] = step
+
+    def pair(self, call_id: str | None, where: str) -> int:
+        """The index of the step a tool message answers (the rules of the module docstring)."""
+        open_ = [i for i in range(len(self.steps)) if i not in self.answered]
+        if call_id is not None:
+            named = [i for i, s in enumerate(self.steps) if s["call_id"] == call_id]
+            if named:
+                return next((i for i in named if i not in self.answered), named[-1])
+            if len(open_) == 1 and self.steps[open_[0]]["call_id"] is None:
+                return self._by_position(open_[0])
+            raise self.error(
+                f"tool result for unknown tool_call_id {call_id!r}", f"{where}.tool_call_id"
+            )
+        anonymous = [i for i in open_ if self.steps[i]["call_id"] is None]
+        if anonymous:
+            return self._by_position(anonymous[0])
+        if len(open_) == 1:
+            return self._by_position(open_[0])
+        raise self.error(
+            f"a tool result without tool_call_id cannot be paired: {len(open_)} calls"
+            " are unanswered and all have ids",
+            f"{where}.tool_call_id",
+        )
+
+    def _by_position(self, index: int) -> int:
+        self.steps[index]["metadata"]["result_paired_by"] = "position"
+        return index
+
+    def result(self, message: Mapping[str, Any], where: str) -> None:
+        index = self.pair(_call_id(message.get("tool_call_id")), where)
+        self.answered.add(index)
+        step = self.steps[index]
+        output = maybe_json(content_text(message.get("content")))
+        step["output"] = bounded(output, self.at(f"{where}.content"))
+        if message.get("status") == "error":  # LangChain ToolMessage
+            step["error"] = content_text(message.get("content")) or "error"
+        found = self.documents_of(message) if self.documents_of else None
+        if found is not None:
+            step["metadata"]["retrieval"] = True
+            docs = [
+                {"id": doc_id, "score": score, "rank": rank}
+                for rank, (doc_id, score) in enumerate(found, start=1)
+            ]
+            entry = {"tool": step["tool"], "call_id": step["call_id"], "documents": docs}
+            self.retrievals.append(entry)
 
     def message(self, message: Any, where: str) -> None:
         if not isinstance(message, dict):
@@ -130,16 +197,7 @@ class _Builder:
             if text:
                 self.answer = text
         elif role == "tool":
-            call_id = message.get("tool_call_id")
-            step = self.by_call.get(call_id) if isinstance(call_id, str) else None
-            if step is None:
-                raise self.error(
-                    f"tool result for unknown tool_call_id {call_id!r}", f"{where}.tool_call_id"
-                )
-            output = maybe_json(content_text(message.get("content")))
-            step["output"] = bounded(output, self.at(f"{where}.content"))
-            if message.get("status") == "error":  # LangChain ToolMessage
-                step["error"] = content_text(message.get("content")) or "error"
+            self.result(message, where)
         elif role == "function":
             name = message.get("name")
             for step in reversed(self.steps):
@@ -148,11 +206,34 @@ class _Builder:
                     step["output"] = bounded(output, self.at(f"{where}.content"))
                     break
 
+    def retrieved(self) -> tuple[RetrievedItem, ...] | None:
+        """The documents of every retrieval, in order (first occurrence of an id kept)."""
+        if not self.retrievals:
+            return None
+        seen: dict[str, float | None] = {}
+        for retrieval in self.retrievals:
+            for doc in retrieval["documents"]:
+                seen.setdefault(doc["id"], doc["score"])
+        return tuple(RetrievedItem(id=k, score=v) for k, v in seen.items())
+
 
 def conversation_run(
-    conversation: Any, options: IngestOptions, *, file: str, line: int, position: int
+    conversation: Any,
+    options: IngestOptions,
+    *,
+    file: str,
+    line: int,
+    position: int,
+    documents_of: DocumentsOf | None = None,
+    source: str = NAME,
 ) -> Run:
-    """The run of one conversation (raises :class:`InputError` naming file and line)."""
+    """The run of one conversation (raises :class:`InputError` naming file and line).
+
+    ``documents_of`` reads the documents a ``tool`` message carries (LangChain retriever
+    tools): such a step has ``metadata["retrieval"] = True``, and its documents go to
+    ``retrieved`` and ``metadata["retrievals"]`` (``{"tool", "call_id", "documents": [{"id",
+    "score", "rank"}]}``).
+    """
     header: dict[str, Any] = {}
     if isinstance(conversation, dict):
         header = conversation
@@ -166,7 +247,7 @@ def conversation_run(
             line=line,
             field="messages",
         )
-    builder = _Builder(file, line)
+    builder = _Builder(file, line, documents_of)
     for index, message in enumerate(messages):
         builder.message(message, f"messages[{index}]")
     run_id = text_of(header.get("run_id")) or text_of(header.get("id"))
@@ -192,7 +273,9 @@ def conversation_run(
             answer=builder.answer,
             success=header.get("success") if isinstance(header.get("success"), bool) else None,
             usage=Usage(tokens=tokens) if tokens is not None else None,
-            metadata={**metadata, "source": NAME},
+            retrieved=builder.retrieved(),
+            metadata={**metadata, "source": source}
+            | ({"retrievals": builder.retrievals} if builder.retrievals else {}),
         )
     except ValidationError as error:
         first = error.errors()[0]

@@ -7,13 +7,15 @@
 ``agent_tool_error_indices``   those steps get ``error`` (their tool result began "Error")
 ``reward``                     ``success`` (reward 1.0); kept in ``metadata`` with
                                ``r_actions``, ``r_outputs``, ``episode_done``, ``model`` ...
-``gold_actions``               the case's reference path (:func:`read_cases`)
+``gold_actions``               the case's reference path (:func:`read_cases`; a ``respond``
+                               action, if any, left out as tau-bench's reward leaves it)
 ``gold_outputs``               the case's ``metadata["gold_outputs"]`` (strings the replies
                                must contain; the compact file has no reply text, so the
                                recorded ``r_outputs`` is the only check of them)
 =============================  ============================================================
 
-The compact file carries no tool outputs, reply text, timings or tokens.
+The compact file carries no tool outputs, reply text, timings or tokens. tau-bench's own
+results files are read by :mod:`pathgrade.io.ingest.tau_bench_results`.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from pydantic import ValidationError
 
 from pathgrade.core.errors import InputError
 from pathgrade.core.types import Case, Run, Step
+from pathgrade.io.cases import validation_error
 from pathgrade.io.ingest._common import (
     TRIAL_LIMIT,
     At,
@@ -53,7 +56,11 @@ WRITE_TOOLS = (
     "modify_user_address",
     "return_delivered_order_items",
 )
-_RUN_METADATA = (
+#: The action name of a reply to the user: not a tool call, never part of the reference
+#: (tau-bench's ``calculate_reward`` leaves it out of the gold actions too).
+RESPOND = "respond"
+#: Run metadata kept from a record (``None`` when the record lacks the field).
+RUN_METADATA = (
     "domain",
     "task_id",
     "model",
@@ -93,7 +100,7 @@ def _run(record: Any, file: str, line: int) -> Run:
             f"reward must be a number, got {reward!r}", file=file, line=line, field="reward"
         )
     at = At(file, line)
-    metadata = {k: bounded(record.get(k), at.key(k)) for k in _RUN_METADATA}
+    metadata = {k: bounded(record.get(k), at.key(k)) for k in RUN_METADATA}
     try:
         run = Run(
             case_id=record.get("case_id"),
@@ -117,6 +124,31 @@ def _run(record: Any, file: str, line: int) -> Run:
     if run.trial >= TRIAL_LIMIT:
         raise at.key("trial").error("a trial number must be below 2**63")
     return run
+
+
+def gold_case(
+    case_id: str,
+    *,
+    instruction: Any,
+    domain: Any,
+    actions: list[tuple[str, Any]],
+    outputs: Any,
+    task_id: Any,
+) -> Case:
+    """The case of one tau-bench task, as both tau-bench readers build it: the gold
+    ``(name, arguments)`` actions but :data:`RESPOND` are the reference path, the gold
+    output strings go in ``metadata["gold_outputs"]`` (raises ``ValidationError``)."""
+    return Case(
+        case_id=case_id,
+        query=instruction,
+        group=domain,
+        reference=tuple(
+            Step(tool=name, arguments=arguments or {})
+            for name, arguments in actions
+            if name != RESPOND
+        ),
+        metadata={"gold_outputs": outputs, "task_id": task_id},
+    )
 
 
 def sniff(head: bytes | str) -> bool:
@@ -151,22 +183,16 @@ def read_cases(path: str | Path, options: IngestOptions | None = None) -> list[C
                 if case_id in cases:
                     continue
                 gold = _actions(item.get("gold_actions"), "gold_actions", file=name, line=line)
-                cases[case_id] = Case(
-                    case_id=case_id,
-                    query=item.get("instruction"),
-                    group=item.get("domain"),
-                    reference=tuple(
-                        Step(tool=a["tool"], arguments=a.get("arguments") or {}) for a in gold
-                    ),
-                    metadata={
-                        "gold_outputs": bounded(
-                            item.get("gold_outputs") or [], at.key("gold_outputs")
-                        ),
-                        "task_id": bounded(item.get("task_id"), at.key("task_id")),
-                    },
+                cases[case_id] = gold_case(
+                    case_id,
+                    instruction=item.get("instruction"),
+                    domain=item.get("domain"),
+                    actions=[(a["tool"], a.get("arguments")) for a in gold],
+                    outputs=bounded(item.get("gold_outputs") or [], at.key("gold_outputs")),
+                    task_id=bounded(item.get("task_id"), at.key("task_id")),
                 )
             except ValidationError as error:
-                options.fail(InputError(error.errors()[0]["msg"], file=name, line=line))
+                options.fail(validation_error(error, file=name, line=line))
             except InputError as error:
                 options.fail(error)
     return list(cases.values())
