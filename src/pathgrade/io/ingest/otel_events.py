@@ -41,7 +41,7 @@ from typing import Any
 from pathgrade.core.errors import InputError
 from pathgrade.io.ingest._common import At, IngestOptions, arr, json_lines, maybe_json, obj
 from pathgrade.io.ingest.otel_messages import normalized
-from pathgrade.io.ingest.spans import Span, _otlp_record, any_value, key_values
+from pathgrade.io.ingest.spans import Span, any_value, key_values, otlp_record
 
 Key = tuple[str, str]
 _KINDS = {
@@ -107,7 +107,7 @@ def _kind(value: Any) -> str | None:
 
 def _span_extras(record: Mapping[str, Any], extras: Extras) -> None:
     """Kinds and events of the spans of a ``resourceSpans`` record whose structure
-    :func:`~pathgrade.io.ingest.spans._otlp_record` has already checked."""
+    :func:`~pathgrade.io.ingest.spans.otlp_record` has already checked."""
     for resource_spans in record["resourceSpans"]:
         for scope in resource_spans.get("scopeSpans") or ():
             for raw in scope.get("spans") or ():
@@ -163,7 +163,7 @@ def read_otlp(path: str | Path, options: IngestOptions) -> tuple[list[Span], Ext
             ):
                 _logs(record, at, extras)
                 continue
-            found = list(_otlp_record(record, at, len(spans)))
+            found = list(otlp_record(record, at, len(spans)))
         except InputError as error:
             options.fail(error)
             continue

@@ -179,7 +179,7 @@ def otlp_spans(path: str | Path, options: IngestOptions) -> Iterator[Span]:
     order = 0
     for line, record in json_lines(path, options):
         try:
-            spans = list(_otlp_record(record, At(name, line), order))
+            spans = list(otlp_record(record, At(name, line), order))
         except InputError as error:
             options.fail(error)
             continue
@@ -187,7 +187,9 @@ def otlp_spans(path: str | Path, options: IngestOptions) -> Iterator[Span]:
         yield from spans
 
 
-def _otlp_record(record: Any, at: At, order: int) -> Iterator[Span]:
+def otlp_record(record: Any, at: At, order: int) -> Iterator[Span]:
+    """The spans of one OTLP ``TracesData`` record (a line), numbered from ``order``; a value of
+    the wrong JSON type is an :class:`InputError` naming its field path."""
     if not isinstance(record, dict) or "resourceSpans" not in record:
         raise at.error("expected an OTLP TracesData object with 'resourceSpans'")
     where = at.key("resourceSpans")
