@@ -219,7 +219,7 @@ def test_config_primary_list_is_used_unless_the_command_line_names_metrics(
 ) -> None:
     from types import SimpleNamespace
 
-    import pathgrade.cli.compare as compare_cli
+    import pathgrade.api.comparing as compare_cli  # reads the config's [compare] primary
 
     configured = SimpleNamespace(compare=SimpleNamespace(primary=("goal_success",)))
     monkeypatch.setattr(compare_cli, "load_config", lambda path: configured)

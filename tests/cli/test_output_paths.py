@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from pathgrade.cli import score as score_cli
+from pathgrade.cli import score_memory as score_cli  # the in-memory path loads the inputs
 from pathgrade.cli.main import main
 from pathgrade.cli.outputs import check_output_dir, check_output_file
 from pathgrade.core.errors import InputError

@@ -200,3 +200,26 @@ def test_endpoint_bad_input_is_one_line(
         assert main(["replay", str(runs), *extra]) == 2
     err = capsys.readouterr().err
     assert message in err and len(err.strip().splitlines()) == 1
+
+
+def test_faults_and_interrupt_options_reach_the_replay(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--faults injects the file's faults (a timeout on the first search: its error is what
+    the agent saw); --interrupt-at 1 restarts the agent after step 1, whose next step is
+    marked resumed."""
+    runs, cases, agent = _files(tmp_path)
+    faults = tmp_path / "faults.toml"
+    faults.write_text('[[fault]]\ntool = "search"\nnth = 1\nkind = "timeout"\n')
+    out = tmp_path / "faulted.jsonl"
+    base = ["replay", str(runs), "--agent", f"{agent}:agent", "--cases", str(cases)]
+    assert main([*base, "--mode", "normalized", "--faults", str(faults), "-o", str(out)]) == 0
+    (run,) = load_runs(out).items
+    assert run.steps[0].error is not None and "timeout" in run.steps[0].error
+    assert run.steps[0].metadata["fault"]["kind"] == "timeout"
+    assert "1 fault(s) injected" in capsys.readouterr().err
+    resumed = tmp_path / "resumed.jsonl"
+    assert main([*base, "--mode", "normalized", "--interrupt-at", "1", "-o", str(resumed)]) == 0
+    (again,) = load_runs(resumed).items
+    assert [s.resumed for s in again.steps].count(True) == 1
+    assert main([*base, "--interrupt-at", "0", "-o", str(tmp_path / "x.jsonl")]) == 2

@@ -18,7 +18,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import pathgrade.cli.score_partitioned as partitioned
+import pathgrade.api.scoring as partitioned  # the module that calls evaluate_files
 from pathgrade.cli.main import main
 from pathgrade.core.errors import InputError
 from pathgrade.engines.runner import evaluate_files

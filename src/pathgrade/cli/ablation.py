@@ -5,30 +5,22 @@ from __future__ import annotations
 import math
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
-import orjson
 import typer
-from rich.console import Console
-from rich.markup import escape
-from rich.table import Table
 
 from pathgrade.cli.provenance import AllowConfigChange, head_lines, print_head
-from pathgrade.core.comparability import check_records
+from pathgrade.cli.store_option import StoreOption
 from pathgrade.core.errors import InputError
 from pathgrade.core.limits import MAX_RESAMPLES
-from pathgrade.stats.ablation import (
-    ARMS,
-    EFFECT_LABELS,
-    EFFECTS,
-    Ablation,
-    CaseSetMismatchError,
-    ablation_records,
-)
-from pathgrade.stats.records import MissingMetricError
-from pathgrade.store import resolve_results
 
-_FLAGS = dict(zip(ARMS, ("--baseline", "--a", "--b", "--ab"), strict=True))
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from pathgrade.stats.ablation import Ablation
+
+#: The option naming each arm (the arms of :data:`pathgrade.stats.ablation.ARMS`).
+_FLAGS = {"baseline": "--baseline", "a": "--a", "b": "--b", "ab": "--ab"}
 
 
 def _fmt(value: float) -> str:
@@ -43,6 +35,11 @@ def _p(value: float | None) -> str:
 
 def render_ablation(console: Console, result: Ablation) -> None:
     """The table for people: one row per metric and effect, then each metric's reading."""
+    from rich.markup import escape
+    from rich.table import Table
+
+    from pathgrade.stats.ablation import EFFECT_LABELS, EFFECTS
+
     level = round(result.confidence * 100)
     table = Table(title=f"2x2 ablation: {result.cases} cases")
     table.add_column("metric", no_wrap=True)
@@ -103,11 +100,20 @@ def ablation_command(
     confidence: Annotated[
         float, typer.Option("--confidence", min=0.5, max=0.999, help="Interval level.")
     ] = 0.95,
+    store: StoreOption = None,
     allow_config_change: AllowConfigChange = False,
 ) -> None:
     """Main effects and interaction of two changes A and B (2x2 ablation on the same cases)."""
+    import orjson
+    from rich.console import Console
+
+    from pathgrade.core.comparability import check_records
+    from pathgrade.stats.ablation import ARMS, CaseSetMismatchError, ablation_records
+    from pathgrade.stats.records import MissingMetricError
+    from pathgrade.store import resolve_results
+
     paths = dict(zip(ARMS, (baseline, a, b, ab), strict=True))
-    arms = {arm: resolve_results(path) for arm, path in paths.items()}
+    arms = {arm: resolve_results(path, store) for arm, path in paths.items()}
     # Provenance before any statistic: each arm is checked against R0.
     checks = {
         arm: check_records(

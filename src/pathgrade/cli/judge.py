@@ -10,31 +10,23 @@ Item names and metric names (data) are printed through :func:`pathgrade.report.d
 
 from __future__ import annotations
 
-import asyncio
 import os
-import random
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
-import orjson
 import typer
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
-from rich.text import Text
 
+from pathgrade.cli.defaults import ENV_BASE_URL, ENV_MODEL
 from pathgrade.cli.outputs import check_output_file
-from pathgrade.io.cases import load_cases, load_runs
-from pathgrade.judge.agreement import judge_agreement
-from pathgrade.judge.cache import JudgeCache, Recording
-from pathgrade.judge.client import JudgeClient
-from pathgrade.judge.config import ENV_BASE_URL, ENV_MODEL, JudgeConfig
-from pathgrade.judge.files import Chunks, load_chunks, write_jsonl, write_runs
-from pathgrade.judge.fill import FillOptions, FillResult, fill_runs
-from pathgrade.judge.rubric import DEFAULT_RUBRIC, load_rubric
-from pathgrade.judge.summary import OFFLINE_NOTICE, summarize
 from pathgrade.report.display import clip
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from pathgrade.judge.client import JudgeClient
+    from pathgrade.judge.config import JudgeConfig
+    from pathgrade.judge.fill import FillResult
 
 
 def _quiet() -> bool:
@@ -42,6 +34,8 @@ def _quiet() -> bool:
 
 
 def _config(offline: bool, **settings: Any) -> JudgeConfig:
+    from pathgrade.judge.config import JudgeConfig
+
     if offline:  # no request is made; the names still enter the keys of recorded verdicts
         settings.setdefault("base_url", None)
         settings.setdefault("model", None)
@@ -120,6 +114,21 @@ def judge_command(
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
 ) -> None:
     """Fill claims, citation entailment, rubric scores and goal success with an LLM judge."""
+    import asyncio
+    import random
+
+    import orjson
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from pathgrade.io.cases import load_cases, load_runs
+    from pathgrade.judge.cache import JudgeCache, Recording
+    from pathgrade.judge.client import JudgeClient
+    from pathgrade.judge.files import Chunks, load_chunks, write_jsonl, write_runs
+    from pathgrade.judge.fill import FillOptions, fill_runs
+    from pathgrade.judge.rubric import DEFAULT_RUBRIC, load_rubric
+    from pathgrade.judge.summary import summarize
+
     for path, option in ((out, "--out"), (record, "--record"), (log, "--log")):
         check_output_file(path, option)  # before any judge call, not after
     config = _config(
@@ -185,6 +194,11 @@ def _fmt(value: Any) -> str:
 
 
 def _render(console: Console, doc: dict[str, Any]) -> None:
+    from rich.table import Table
+    from rich.text import Text
+
+    from pathgrade.judge.summary import OFFLINE_NOTICE
+
     if doc["mode"] == "offline":
         console.print(OFFLINE_NOTICE, markup=False, style="bold yellow")
     judge = doc["judge"]
@@ -236,6 +250,14 @@ def judge_agreement_command(
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
 ) -> None:
     """Agreement of judge verdicts with expert labels: kappa, alpha, confusion matrices."""
+    import orjson
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
+    from pathgrade.io.cases import load_runs
+    from pathgrade.judge.agreement import judge_agreement
+
     expert_runs = load_runs(labels).items
     judged_runs = load_runs(judged).items
     report = judge_agreement(expert_runs, judged_runs).to_dict()

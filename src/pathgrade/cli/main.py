@@ -2,6 +2,11 @@
 
 Exit codes: 0 ok, 1 a gate or check failed, 2 bad input or usage. Bad input is reported as
 one line on stderr (``file:line: field '...': message``), never as a traceback.
+
+Start-up is light: each command's module declares its options and imports what the command
+needs (NumPy, pyarrow, SciPy, DuckDB, httpx, rich, the API) inside its body, so ``--help``
+and every command's ``--help`` load none of it (tests/cli/test_startup.py). Help texts are
+plain text (no rich markup: ``[matching]`` is shown as written).
 """
 
 from __future__ import annotations
@@ -10,14 +15,17 @@ import sys
 
 import typer
 
+from pathgrade.cli.group import LightGroup
 from pathgrade.core.errors import InputError
 
 app = typer.Typer(
     name="pathgrade",
+    cls=LightGroup,
     help="Evaluate LLM agents by the whole path: trajectory, retrieval, tools, answers.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,
 )
 
 
@@ -31,7 +39,7 @@ def _register() -> None:
     if _registered:
         return
     # Imported here so that `import pathgrade.cli.main` does no work at import time beyond
-    # building the app; each module adds one command.
+    # building the app; each module declares its commands and imports nothing heavy.
     from pathgrade.cli import score as _score
 
     app.command("score")(_score.score_command)
@@ -56,15 +64,21 @@ def _register() -> None:
     app.command("judge-agreement")(_judge.judge_agreement_command)
     from pathgrade.cli import ingest as _ingest
 
-    app.command("ingest")(_ingest.ingest_command)
+    app.command("ingest", cls=_ingest.IngestCommand)(_ingest.ingest_command)
     from pathgrade.cli import replay as _replay
 
-    app.command("replay")(_replay.replay_command)
+    app.command("replay", cls=_replay.ReplayCommand)(_replay.replay_command)
     from pathgrade.cli import report as _report
     from pathgrade.cli import runs as _runs
 
     app.command("report")(_report.report_command)
     app.add_typer(_runs.app, name="runs")
+    from pathgrade.cli import cases as _cases
+
+    app.add_typer(_cases.app, name="cases")
+    from pathgrade.cli import matcher_agreement as _matcher_agreement
+
+    app.command("matcher-agreement")(_matcher_agreement.matcher_agreement_command)
     _registered = True
 
 

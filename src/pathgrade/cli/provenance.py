@@ -13,12 +13,14 @@ Each command checks its sides with :func:`pathgrade.core.comparability.check_rec
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.console import Console
 
 from pathgrade.core.comparability import ALLOW_OPTION, Comparability
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 AllowConfigChange = Annotated[
     bool,

@@ -9,39 +9,35 @@ on bad input.
 
 from __future__ import annotations
 
-import random
 import sys
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
-import orjson
 import typer
 
+from pathgrade.cli.defaults import DEFAULT_DEADLINE, DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_MAX_TURNS
+from pathgrade.cli.lazy_help import help_filled_by
 from pathgrade.cli.outputs import check_output_file
-from pathgrade.core.config import CALL_MODES
 from pathgrade.core.errors import InputError
-from pathgrade.core.types import Run
-from pathgrade.io.cases import load_cases, load_runs
-from pathgrade.io.config import load_config
-from pathgrade.io.ingest import write_runs
-from pathgrade.io.tools import load_tools
-from pathgrade.judge.http import DEFAULT_DEADLINE, DEFAULT_MAX_RESPONSE_BYTES
-from pathgrade.openai_compat import RetryPolicy
-from pathgrade.plugins import argument_matchers
-from pathgrade.replay import (
-    Agent,
-    EndpointAgent,
-    EndpointClient,
-    EndpointConfig,
-    Unrecorded,
-    function_tools,
-    replay_runs,
-    tools_from_runs,
-)
-from pathgrade.replay.loader import load_agent
-from pathgrade.replay.tool_loop import DEFAULT_MAX_TURNS
 from pathgrade.report.display import clip
+
+if TYPE_CHECKING:
+    from pathgrade.core.types import Run
+    from pathgrade.openai_compat import RetryPolicy
+
+
+_MODE_HELP = "Argument matching mode (docs/trajectory.md, Argument matching)."
+
+
+def _mode_help() -> dict[str, str]:
+    """``--mode``'s help: the matching modes (defined with the config model, pydantic)."""
+    from pathgrade.core.config import CALL_MODES
+
+    return {"mode": f"Argument matching mode: {', '.join(CALL_MODES)}."}
+
+
+ReplayCommand = help_filled_by(_mode_help)
 
 
 class OnUnrecorded(StrEnum):
@@ -109,7 +105,7 @@ def replay_command(
     ] = None,
     mode: Annotated[
         str | None,
-        typer.Option("--mode", help=f"Argument matching mode: {', '.join(CALL_MODES)}."),
+        typer.Option("--mode", help=_MODE_HELP),
     ] = None,
     unrecorded: Annotated[
         OnUnrecorded,
@@ -122,8 +118,43 @@ def replay_command(
         int, typer.Option("--seed", help="Seed of the agent's randomness (and request seed).")
     ] = 0,
     label: Annotated[str, typer.Option("--label", help="Suffix of replayed run ids.")] = "replay",
+    faults: Annotated[
+        Path | None,
+        typer.Option(
+            "--faults", help="Faults file (TOML): faults injected into the recorded tool calls."
+        ),
+    ] = None,
+    interrupt_at: Annotated[
+        int | None,
+        typer.Option(
+            "--interrupt-at",
+            help="Stop the agent right after step K and restart it from the recorded state.",
+        ),
+    ] = None,
 ) -> None:
     """Run an agent against frozen tool outputs recorded in RUNS; write the replayed runs."""
+    import random
+
+    import orjson
+
+    from pathgrade.io.cases import load_cases, load_runs
+    from pathgrade.io.config import load_config
+    from pathgrade.io.ingest import write_runs
+    from pathgrade.io.tools import load_tools
+    from pathgrade.plugins import argument_matchers
+    from pathgrade.replay import (
+        Agent,
+        EndpointAgent,
+        EndpointClient,
+        EndpointConfig,
+        Unrecorded,
+        function_tools,
+        load_faults,
+        replay_runs,
+        tools_from_runs,
+    )
+    from pathgrade.replay.loader import load_agent
+
     check_output_file(out, "--out")
     if (agent is None) == (endpoint is None):
         raise InputError("give exactly one of --agent and --endpoint", field="--agent")
@@ -149,6 +180,7 @@ def replay_command(
     case_map = {c.case_id: c for c in load_cases(cases).items} if cases else None
     recorded = load_runs(runs, case_map).items
     policy = Unrecorded(unrecorded.value, reply_value)
+    plan = load_faults(faults) if faults is not None else None
 
     def replay_with(chosen: Agent) -> list[Run]:
         return list(
@@ -161,6 +193,8 @@ def replay_command(
                 unrecorded=policy,
                 seed=seed,
                 label=label,
+                faults=plan,
+                interrupt_at=interrupt_at,
             )
         )
 
@@ -183,8 +217,10 @@ def replay_command(
             replayed = replay_with(loop)
     count = write_runs(replayed, out)
     misses = sum(r.metadata["replay"]["unrecorded"] for r in replayed)
+    injected = sum(r.metadata["replay"].get("faults", {}).get("injected", 0) for r in replayed)
     print(
-        f"pathgrade: {count} run(s) replayed; {misses} unrecorded call(s) flagged",
+        f"pathgrade: {count} run(s) replayed; {misses} unrecorded call(s) flagged"
+        + (f"; {injected} fault(s) injected" if plan is not None else ""),
         file=sys.stderr,
     )
     if endpoint is not None:
@@ -192,6 +228,8 @@ def replay_command(
 
 
 def _retry(max_retries: int) -> RetryPolicy:
+    from pathgrade.openai_compat import RetryPolicy
+
     if max_retries < 0:
         raise InputError(f"must be >= 0, got {max_retries}", field="--max-retries")
     return RetryPolicy(max_retries=max_retries)

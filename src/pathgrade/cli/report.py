@@ -1,4 +1,5 @@
-"""``pathgrade report RUN [--baseline RUN] -o report.html``: one self-contained HTML page."""
+"""``pathgrade report RUN [--baseline RUN] -o report.html``: one self-contained HTML page,
+over :func:`pathgrade.report`."""
 
 from __future__ import annotations
 
@@ -6,18 +7,13 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 
+from pathgrade.cli.defaults import MIN_SLICE_CASES
 from pathgrade.cli.outputs import check_output_file
 from pathgrade.cli.provenance import AllowConfigChange
+from pathgrade.cli.store_option import StoreOption
 from pathgrade.core.errors import InputError
 from pathgrade.core.limits import MAX_RESAMPLES
-from pathgrade.io.cases import load_cases
-from pathgrade.io.gates import load_gates
-from pathgrade.report.html import write_html
-from pathgrade.reporting import LoadedRun, SliceOptions, build_report, load_run
-from pathgrade.stats.slice_keys import check_field
-from pathgrade.stats.slices import MIN_SLICE_CASES
 
 _ARMS = ("a", "b", "ab")
 
@@ -46,7 +42,13 @@ def parse_ablation(items: list[str]) -> dict[str, str]:
 
 
 def report_command(
-    run: Annotated[str, typer.Argument(help="Stored run name (or a results file).")],
+    runs: Annotated[
+        list[str],
+        typer.Argument(
+            help="Stored run name (or a results file); with --history, several, in order.",
+            metavar="RUN...",
+        ),
+    ],
     out: Annotated[Path, typer.Option("--out", "-o", help="The HTML file to write.")],
     baseline: Annotated[
         str | None,
@@ -80,12 +82,7 @@ def report_command(
             help="Add a 2x2 ablation section: a=RA,b=RB,ab=RAB (R0 is --baseline).",
         ),
     ] = None,
-    store: Annotated[
-        Path | None,
-        typer.Option(
-            "--store", help="Run store folder (default: $PATHGRADE_STORE or .pathgrade/runs)."
-        ),
-    ] = None,
+    store: StoreOption = None,
     resamples: Annotated[
         int,
         typer.Option(
@@ -97,39 +94,66 @@ def report_command(
     ] = 0.95,
     seed: Annotated[int, typer.Option("--seed", help="Seed of the bootstrap.")] = 0,
     allow_config_change: AllowConfigChange = False,
+    history: Annotated[
+        bool,
+        typer.Option(
+            "--history",
+            help="Write a history page of RUN...: each primary metric over the runs with its"
+            " interval.",
+        ),
+    ] = False,
+    metric: Annotated[
+        list[str] | None,
+        typer.Option("--metric", help="History metric (repeatable; default the primary ones)."),
+    ] = None,
 ) -> None:
     """Write an HTML report of a run (summary, comparison, slices, ablation, cases,
-    trajectories); no network."""
+    trajectories), or with --history a page of several runs; no network."""
+    from rich.console import Console
+
+    from pathgrade.api.reports import report
+
     check_output_file(out, "--out")
-    if by is not None:
-        check_field(by)
-    elif cases is not None or slice_metric:
-        raise InputError("--cases and --slice-metric need --by FIELD", field="--by")
-    arm_names = parse_ablation(ablation) if ablation else None
-    if arm_names is not None and baseline is None:
-        raise InputError("an ablation needs its baseline R0: pass --baseline", field="--ablation")
-    variant = load_run(run, store)
-    base = load_run(baseline, store) if baseline is not None else None
-    gate_set = load_gates(gates) if gates is not None else None
-    slices = None
-    if by is not None:
-        case_map = {c.case_id: c for c in load_cases(cases).items} if cases is not None else None
-        slices = SliceOptions(by, case_map, tuple(slice_metric or ()), min_slice_n)
-    arms: dict[str, LoadedRun] | None = None
-    if arm_names is not None:
-        arms = {arm: load_run(name, store) for arm, name in arm_names.items()}
-    data = build_report(
-        variant,
-        base,
-        gate_set,
+    if history:
+        if baseline or gates or by or cases or slice_metric or ablation:
+            raise InputError(
+                "--history takes runs only (no --baseline, --gates, --by or --ablation)",
+                field="--history",
+            )
+        from pathgrade.reporting import history_report
+
+        history_report(
+            runs,
+            store=store,
+            out=out,
+            metrics=tuple(metric or ()),
+            resamples=resamples,
+            confidence=confidence,
+            seed=seed,
+        )
+        Console(stderr=True).print(f"wrote {out} (history of {len(runs)} runs)", markup=False)
+        return
+    if metric:
+        raise InputError("--metric needs --history", field="--metric")
+    if len(runs) != 1:
+        raise InputError("one RUN to report on (several only with --history)", field="RUN")
+    run = runs[0]
+    data = report(
+        run,
+        out=out,
+        baseline=baseline,
+        gates=gates,
+        by=by,
+        cases=cases,
+        slice_metrics=slice_metric or (),
+        min_slice_n=min_slice_n,
+        ablation=parse_ablation(ablation) if ablation else None,
+        store=store,
         resamples=resamples,
         confidence=confidence,
         seed=seed,
-        slices=slices,
-        ablation=arms,
         allow_config_change=allow_config_change,
     )
-    write_html(out, data)
     for line in [*data.warnings, *data.notes]:
         Console(stderr=True).print(line, markup=False)
     Console(stderr=True).print(

@@ -5,15 +5,14 @@ from __future__ import annotations
 import math
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
-import orjson
 import typer
-from rich.console import Console
-from rich.table import Table
 
-from pathgrade.io.trec import read_parent_map, read_qrels, read_run
-from pathgrade.metrics.retrieval import RetrievalResult, evaluate
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from pathgrade.metrics.retrieval import RetrievalResult
 
 DEFAULT_METRICS = ("ndcg@10", "map", "mrr", "precision@10", "recall@10", "hit_rate@10")
 
@@ -23,6 +22,8 @@ def _fmt(value: float | None) -> str:
 
 
 def _render(console: Console, result: RetrievalResult, per_query: bool) -> None:
+    from rich.table import Table
+
     if per_query:
         table = Table(title="per query", show_lines=False)
         table.add_column("query")
@@ -75,6 +76,11 @@ def retrieval_command(
     ] = None,
 ) -> None:
     """Retrieval metrics of RUN against QRELS, trec_eval-compatible (see docs/retrieval.md)."""
+    import orjson
+
+    from pathgrade.io.trec import read_parent_map, read_qrels, read_run
+    from pathgrade.metrics.retrieval import evaluate
+
     specs = list(metric) if metric else list(DEFAULT_METRICS)
     gold = read_qrels(qrels)
     run_file = read_run(run)
@@ -94,6 +100,8 @@ def retrieval_command(
         sys.stdout.buffer.write(orjson.dumps(document, option=orjson.OPT_INDENT_2))
         sys.stdout.buffer.write(b"\n")
         return
+    from rich.console import Console
+
     console = Console()
     _render(console, result, per_query)
     if run_file.duplicates:

@@ -15,52 +15,51 @@ import sys
 import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
-import orjson
 import typer
-from rich.console import Console
-from rich.table import Table
-from rich.text import Text
 
-from pathgrade.cli.progress import progress_bar
-from pathgrade.core.config import ScoringConfig
+from pathgrade.cli.group import LightGroup
+from pathgrade.cli.store_option import StoreOption
 from pathgrade.core.errors import InputError
-from pathgrade.core.results import ScoreResult
-from pathgrade.core.types import Case, Run
-from pathgrade.io.results import iter_records_jsonl, read_results
-from pathgrade.io.results.staged import StagedOutput
-from pathgrade.store import RunStore, parse_labels, query, save_records, save_scored
-from pathgrade.store.manifest import check_name
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from pathgrade.core.config import ScoringConfig
+    from pathgrade.core.results import ScoreResult
+    from pathgrade.core.types import Case, Run
 
 app = typer.Typer(
     name="runs",
+    cls=LightGroup,
     help="Stored runs: list, show, remove, add a results file, query with SQL.",
     no_args_is_help=True,
     add_completion=False,
+    rich_markup_mode=None,
 )
 
-StoreOption = Annotated[
-    Path | None,
-    typer.Option(
-        "--store", help="Run store folder (default: $PATHGRADE_STORE, else .pathgrade/runs)."
-    ),
-]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print one JSON document to stdout.")]
 
 
 def _console() -> Console:
+    from rich.console import Console
+
     console = Console()
     return console if console.is_terminal else Console(width=160)
 
 
 def _print_json(document: object) -> None:
+    import orjson
+
     option = orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS
     sys.stdout.buffer.write(orjson.dumps(document, option=option))
     sys.stdout.buffer.write(b"\n")
 
 
 def _warn(lines: Sequence[str]) -> None:
+    from rich.console import Console
+
     err = Console(stderr=True)
     for line in lines:
         err.print(f"pathgrade: warning: {line}", markup=False, soft_wrap=True)
@@ -91,6 +90,11 @@ def json_value(value: Any) -> Any:
 def list_command(store: StoreOption = None, as_json: JsonOption = False) -> None:
     """Every stored run: name, time, number of scored runs, labels; corrupt files and copies
     are shown as such (and warned about), not listed as runs."""
+    from rich.table import Table
+    from rich.text import Text
+
+    from pathgrade.store import RunStore
+
     target = RunStore(store)
     entries = target.scan()
     _warn([e.warning() for e in entries if e.manifest is None])
@@ -129,6 +133,12 @@ def show_command(
     as_json: JsonOption = False,
 ) -> None:
     """A stored run's manifest: provenance, labels and summary."""
+    import orjson
+    from rich.table import Table
+    from rich.text import Text
+
+    from pathgrade.store import RunStore
+
     manifest = RunStore(store).manifest(name)
     if as_json:
         _print_json(manifest.to_dict())
@@ -157,6 +167,8 @@ def rm_command(
     name: Annotated[str, typer.Argument(help="Stored run name.")], store: StoreOption = None
 ) -> None:
     """Delete a stored run."""
+    from pathgrade.store import RunStore
+
     target = RunStore(store)
     target.remove(name)
     _console().print(f"removed {name} from {target.root}", markup=False)
@@ -172,6 +184,9 @@ def add_command(
     store: StoreOption = None,
 ) -> None:
     """Store an existing results file (no traces: the report shows no trajectory detail)."""
+    from pathgrade.io.results import read_results
+    from pathgrade.store import parse_labels, save_records
+
     records = read_results(results)
     path = save_records(
         records, name=name, labels=parse_labels(label or []), inputs=[results], store=store
@@ -196,6 +211,11 @@ def query_command(
 
     Read-only by default: one query statement over the store's own files (docs/security.md).
     """
+    from rich.table import Table
+    from rich.text import Text
+
+    from pathgrade.store import query
+
     result = query(sql, store, unsafe=unsafe)
     _warn(result.warnings)
     if as_json:
@@ -214,6 +234,9 @@ def query_command(
 def check_save(name: str, labels: list[str] | None, store: Path | None) -> None:
     """Before scoring for ``--save NAME``: the name, the labels and the store must be able
     to take the run (:meth:`RunStore.check_writable`); an :class:`InputError` otherwise."""
+    from pathgrade.store import RunStore, parse_labels
+    from pathgrade.store.manifest import check_name
+
     check_name(name)
     parse_labels(labels or [])
     RunStore(store).check_writable(name)
@@ -233,6 +256,9 @@ def _unsaved_file(name: str) -> Path:
 
 def _keep_unsaved(name: str, result: ScoreResult, runs: Sequence[Run]) -> Path | None:
     """Write the results to :func:`_unsaved_file`; its path, or None if that fails too."""
+    from pathgrade.io.results import iter_records_jsonl
+    from pathgrade.io.results.staged import StagedOutput
+
     try:
         output = StagedOutput(_unsaved_file(name), option="--save")
         for chunk in iter_records_jsonl(result, runs):
@@ -259,6 +285,11 @@ def save_run(
     If the save fails after all (the name taken meanwhile, a full disk), the results are
     written to a file the error names, to store later with ``pathgrade runs add``.
     """
+    from rich.console import Console
+
+    from pathgrade.cli.progress import progress_bar
+    from pathgrade.store import parse_labels, save_scored
+
     parsed = parse_labels(labels or [])
     try:
         with progress_bar(f"saving {name}") as progress:

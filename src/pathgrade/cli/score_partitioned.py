@@ -1,4 +1,5 @@
-"""``pathgrade score`` on inputs of any size: partitioned, streamed, on a chosen engine.
+"""``pathgrade score`` on inputs of any size: partitioned, streamed, on a chosen engine
+(:func:`pathgrade.score_files`).
 
 Used when ``--engine dask``, ``--workers N`` (N > 1), ``--partition-size`` is given, or the
 runs file is Parquet. Results are streamed to ``--out`` (and to stdout with ``--json``, as
@@ -16,13 +17,13 @@ from typing import Any, BinaryIO
 import orjson
 from rich.console import Console
 
+from pathgrade.api.scoring import score_files
 from pathgrade.cli.out_file import staged_out
-from pathgrade.cli.score_summary import over_cases
-from pathgrade.core.agent_scope import agent_summary, agent_warning
+from pathgrade.cli.score_text import render_next
+from pathgrade.core.agent_scope import agent_warning
 from pathgrade.core.config import ScoringConfig
 from pathgrade.core.provenance import Provenance
-from pathgrade.engines.runner import Engine, evaluate_files
-from pathgrade.io.cases import load_cases
+from pathgrade.engines.runner import Engine
 from pathgrade.report.text import render_summary
 from pathgrade.stats.case_summary import SummaryOptions
 
@@ -79,11 +80,11 @@ def score_partitioned(
     provenance: Provenance | None = None,
     summary_options: SummaryOptions | None = None,
     agent: str | None = None,
+    next_commands: list[tuple[str, str]] | None = None,
 ) -> None:
-    """Score through :func:`pathgrade.engines.runner.evaluate_files` and render the summary
-    (with the entries over cases that in-memory scoring gives: ``cli.score_summary``; with
-    ``agent``, its ``agent`` entry over the valid cases of the cases file)."""
-    summary_options = summary_options or SummaryOptions()
+    """Score through :func:`pathgrade.api.scoring.score_files` (records to ``--out`` and,
+    with ``--json``, to stdout as they arrive) and render its summary; then
+    ``next_commands``."""
     # --out is written under a temporary name and renamed when complete (cli.out_file).
     staged = staged_out(out) if out is not None else contextlib.nullcontext(None)
     with staged as handle:
@@ -98,7 +99,7 @@ def score_partitioned(
                 stream.records(chunk)
             written += chunk.count(b"\n")
 
-        evaluation = evaluate_files(
+        scored = score_files(
             cases,
             runs,
             scoring,
@@ -107,24 +108,15 @@ def score_partitioned(
             partition_size=partition_size,
             scheduler=scheduler,
             skip_invalid=skip_invalid,
-            tools_path=tools,
+            tools=tools,
             strict_tools=strict,
             sink=sink,
             gc_pause=True,  # this command owns its process
             provenance=provenance,
-            slice_by=summary_options.by,
+            summary=summary_options,
             agent=agent,
         )
-    summary = dict(evaluation.summary)
-    if evaluation.cases is not None:
-        summary.update(over_cases(summary_options, evaluation.cases, evaluation.slice_keys))
-    summary["engine"] = {
-        "name": evaluation.engine,
-        "workers": evaluation.workers,
-        "partitions": evaluation.partitions,
-    }
-    if agent is not None:  # over the cases file, as in memory
-        summary["agent"] = agent_summary(load_cases(cases, skip_invalid=True).items, agent)
+    summary = scored.summary
     if stream is not None:
         stream.close(summary)
     else:
@@ -134,6 +126,8 @@ def score_partitioned(
             console.print(f"wrote {written} results to {out}", markup=False)
     if agent is not None:
         print_agent_scope(summary["agent"], as_json=as_json)
+    if next_commands and not as_json:
+        render_next(Console(), next_commands)
 
 
 def print_agent_scope(entry: Mapping[str, Any], *, as_json: bool) -> None:

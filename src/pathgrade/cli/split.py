@@ -5,23 +5,15 @@ from __future__ import annotations
 import sys
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
-import orjson
 import typer
-from rich.console import Console
-from rich.table import Table
 
 from pathgrade.cli.outputs import check_output_dir
 from pathgrade.core.errors import InputError
-from pathgrade.io.splits import read_case_objects, write_splits
-from pathgrade.stats.splits import (
-    group_split,
-    near_duplicates,
-    split_names,
-    time_split,
-    validate_ratios,
-)
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 
 class SplitBy(StrEnum):
@@ -30,6 +22,8 @@ class SplitBy(StrEnum):
 
 
 def _ratios(text: str) -> tuple[float, ...]:
+    from pathgrade.stats.splits import validate_ratios
+
     try:
         return validate_ratios([float(part) for part in text.split(",")])
     except ValueError as error:
@@ -65,6 +59,12 @@ def split_command(
     ] = False,
 ) -> None:
     """Split cases into train/dev/test so that no group crosses splits; check for leakage."""
+    import orjson
+    from rich.console import Console
+
+    from pathgrade.io.splits import read_case_objects, write_splits
+    from pathgrade.stats.splits import group_split, near_duplicates, split_names, time_split
+
     check_output_dir(out, "--out")
     shares = _ratios(ratios)
     names = split_names(len(shares))
@@ -127,6 +127,8 @@ def split_command(
 
 
 def _render(console: Console, document: dict[str, Any]) -> None:
+    from rich.table import Table
+
     table = Table(title=f"split by {document['by']} '{document['field']}', seed {document['seed']}")
     for column in ("split", "ratio", "cases", f"{document['field']} values"):
         table.add_column(column, justify="left" if column == "split" else "right")

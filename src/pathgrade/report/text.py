@@ -14,7 +14,7 @@ from rich.text import Text
 from pathgrade.core.results import ScoreResult
 from pathgrade.metrics import catalogue
 from pathgrade.report.display import clip
-from pathgrade.report.summary_text import render_case_table, render_slices
+from pathgrade.report.summary_text import render_case_table, render_slices, render_system
 
 _RUN_COLUMNS = (
     ("path_score", "path"),
@@ -94,6 +94,7 @@ def render_summary(console: Console, summary: Mapping[str, Any]) -> None:
         render_slices(console, summary)
     else:
         _run_table(console, summary)
+    render_system(console, summary)
     for key in ("pass@k", "pass^k"):
         values = summary.get(key)
         if values:
