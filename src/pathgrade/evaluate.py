@@ -13,6 +13,8 @@ from functools import partial
 from operator import attrgetter
 from typing import Any
 
+import numpy as np
+
 from pathgrade.core.agent_scope import agent_summary, scoped
 from pathgrade.core.config import ScoringConfig
 from pathgrade.core.errors import InputError
@@ -32,13 +34,18 @@ from pathgrade.core.types import Case, Run
 from pathgrade.layers import (
     LayerColumns,
     answer_columns,
+    resume_layer_columns,
     retrieval_columns,
+    system_columns,
+    termination_layer_columns,
     tool_columns,
     trial_summary,
 )
 from pathgrade.metrics.tool.schemas import ToolSet
 from pathgrade.metrics.tool.validators import Validator
 from pathgrade.metrics.trajectory.alignment_text import StepTexts
+from pathgrade.metrics.trajectory.evidence import ArgumentEvidence
+from pathgrade.metrics.trajectory.outputs import TRAJECTORY_METRICS
 from pathgrade.metrics.trajectory.scorer import score_trajectories
 from pathgrade.plugins import argument_matchers
 
@@ -73,6 +80,7 @@ def score(
     step_texts: StepTexts | None = None,
     provenance: Provenance | None = None,
     agent: str | None = None,
+    evidence: ArgumentEvidence | None = None,
 ) -> ScoreResult:
     """Score every run: its path against the case's references, plus every other layer the
     data has labels for (retrieval, tool calls, answers; pass@k over trials).
@@ -106,6 +114,12 @@ def score(
             when the case gives none; the answer, goal, retrieval and end-state layers off);
             recorded in the provenance (:func:`~pathgrade.core.record_provenance.with_agent`)
             and in ``summary()["agent"]``.
+        evidence: embeddings and judge verdicts for ``semantic``/``judge`` matching
+            (:mod:`pathgrade.semantic`); embeddings are made here when ``semantic`` matching
+            needs them and none are given; ``judge`` needs
+            :func:`pathgrade.semantic.judge_verdicts` first. A run whose argument match reads
+            a ``judge_error`` has its trajectory metrics undefined, counted in
+            ``summary()["argument_match_undefined"]``.
 
     Returns:
         A :class:`~pathgrade.core.results.ScoreResult`: per-run metrics (column-wise),
@@ -122,6 +136,11 @@ def score(
         if agent is not None:  # the one definition of an agent's sub-path, as every engine's
             case_map, run_list = scoped(given, run_list, agent)
         columns, case_columns = RunColumns.gather(run_list), CaseColumns.gather(case_map)
+        undefined = None
+        if evidence is not None or _needs_evidence(config):
+            from pathgrade.semantic.scoring import with_evidence  # I/O: embeds, lazily
+
+            plugins, undefined = with_evidence(case_map, run_list, config, tools, plugins, evidence)
         result = score_trajectories(
             case_map, run_list, config, plugins, progress, columns, step_texts
         )
@@ -140,8 +159,18 @@ def score(
         )
         goal = result.metrics["goal_success"]
         answer_columns(case_map, case_columns, run_list, columns, config, goal, extra)
+        system_columns(run_list, columns, config, extra)
+        resume_layer_columns(case_map, run_list, columns, config, extra)
+        failed = ~np.isnan(result.metrics["recovery_rate"])  # defined: some step failed
+        termination_layer_columns(case_map, run_list, columns, config, failed, extra)
         trials = trial_summary(columns, goal, extra)
     summary_extra: dict[str, Any] = dict(extra.summary)
+    if undefined is not None:
+        from pathgrade.semantic.scoring import mark_undefined
+
+        metrics, note = mark_undefined(result.metrics, list(TRAJECTORY_METRICS), undefined)
+        result = replace(result, metrics=metrics)
+        summary_extra.update(note)
     if trials is not None:
         summary_extra.update(trials)
     if extra.not_computed:
@@ -163,6 +192,16 @@ def score(
         summary_extra=summary_extra,
         provenance=record_provenance,
     )
+
+
+def _needs_evidence(config: ScoringConfig) -> bool:
+    """Whether any argument matching mode of ``config`` is ``semantic`` or ``judge``."""
+    matching = config.matching
+    modes = {matching.mode}
+    for spec in matching.tools.values():
+        modes.add(spec.mode or matching.mode)
+        modes.update(f.mode for f in spec.fields.values())
+    return bool(modes & {"semantic", "judge"})
 
 
 def _default_provenance(

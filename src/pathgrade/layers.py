@@ -10,7 +10,9 @@ reported as *not computed* (with the reason), never as 0:
   ``rubric`` (at most ``[answer] max_rubric_dimensions`` dimensions become columns, the rest
   are counted in ``rubric_other``); abstention over the whole set when any case is
   unanswerable or any run abstains;
-- trials: ``pass@k`` / ``pass^k`` over ``goal_success`` when runs have several trials.
+- trials: ``pass@k`` / ``pass^k`` over ``goal_success`` when runs have several trials;
+- system (latency, tokens, cost): runs whose trace records any of them, cost priced from
+  ``[prices]`` when only tokens are recorded (:mod:`pathgrade.metrics.system.usage`).
 """
 
 from __future__ import annotations
@@ -34,10 +36,14 @@ from pathgrade.metrics import catalogue
 from pathgrade.metrics.answer.layer import abstention_layer, answer_layer
 from pathgrade.metrics.answer.rubric_columns import fold_rubric, kept_dimensions
 from pathgrade.metrics.retrieval.per_run import score_runs
+from pathgrade.metrics.system.resume import resume_columns
+from pathgrade.metrics.system.termination import safe_termination
+from pathgrade.metrics.system.usage import UNITS, usage_columns
 from pathgrade.metrics.tool.layer import tool_layer
 from pathgrade.metrics.tool.schemas import ToolSet
 from pathgrade.metrics.tool.validators import Validator
 from pathgrade.stats.partial import FALSE, TRUE, UNDEFINED, passk_from_codes
+from pathgrade.stats.usage_summary import usage_summary
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -181,6 +187,68 @@ def answer_columns(
                 for p in report.curve or ()
             ],
         }
+
+
+def system_columns(
+    runs: Sequence[Run], columns: RunColumns, config: ScoringConfig, out: LayerColumns
+) -> None:
+    """Latency, tokens and cost per run, and their distribution over the runs (``system``
+    in the summary: points only; :func:`pathgrade.api.scoring.summarize` adds intervals)."""
+    found = usage_columns(runs, config.prices, any_step_amount=columns.step_facts.any_amount)
+    if not found.values:
+        out.not_computed["system_usage"] = "no run records latency, tokens or cost"
+        return
+    for name, column in found.values.items():
+        out.values[name] = column
+        out.kinds[name] = metric_kind(name)
+    system = usage_summary(found.values, columns.case_id, UNITS)
+    if "cost" in system:
+        system["cost"]["sources"] = dict(sorted(found.sources.items()))
+        system["cost"]["unknown_reasons"] = dict(sorted(found.unknown.items()))
+    out.summary["system"] = system
+
+
+def termination_layer_columns(
+    cases: Mapping[str, Case],
+    runs: Sequence[Run],
+    columns: RunColumns,
+    config: ScoringConfig,
+    failed: npt.NDArray[np.bool_],
+    out: LayerColumns,
+) -> None:
+    """``safe_termination`` (:mod:`pathgrade.metrics.system.termination`) of the runs with a
+    failed step (``failed``) or a fault replay injected; not computed when no run has one."""
+    candidates = (
+        range(len(runs)) if columns.step_facts.any_fault else np.flatnonzero(failed).tolist()
+    )
+    column = np.full(len(runs), math.nan)
+    for index in candidates:
+        run = runs[index]
+        column[index] = safe_termination(run, cases.get(run.case_id), config)
+    if np.isnan(column).all():
+        out.not_computed["safe_termination"] = "no run has an unrecovered fault"
+        return
+    out.values["safe_termination"] = column
+    out.kinds["safe_termination"] = metric_kind("safe_termination")
+
+
+def resume_layer_columns(
+    cases: Mapping[str, Case],
+    runs: Sequence[Run],
+    columns: RunColumns,
+    config: ScoringConfig,
+    out: LayerColumns,
+) -> None:
+    """State after resume (:mod:`pathgrade.metrics.system.resume`): runs with a resumed step."""
+    found = {}
+    if columns.step_facts.any_resumed:  # the usual case, none, known without a pass
+        found = resume_columns(cases, runs, config, columns.steps)
+    if not found:
+        out.not_computed["resume"] = "no run has a resumed step"
+        return
+    for name, column in found.items():
+        out.values[name] = column
+        out.kinds[name] = metric_kind(name)
 
 
 def trial_summary(

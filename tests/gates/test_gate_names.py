@@ -87,7 +87,9 @@ def test_defined_names_load(name: str) -> None:
 
 def test_every_defect_kind_and_usage_field_is_accepted() -> None:
     names = catalogue.names("defects") + catalogue.names("usage")
-    assert len(names) == 12  # 8 defect kinds (core.config.PENALTY_KEYS) + 4 usage fields
+    # 13 defect kinds (core.config.PENALTY_KEYS: 8 of the path, 5 of the system layer)
+    # + 4 usage fields
+    assert len(names) == 17
     assert [g.metric for g in parse_gates(doc(*names)).gates] == names
 
 

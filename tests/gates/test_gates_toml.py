@@ -30,7 +30,13 @@ def test_example_file_uses_every_rule_on_defined_names() -> None:
     # the names the issue found in the old example, which pathgrade never emits
     assert not metrics & {"defects.timeout", "defects.parse_failure", "acl_leaks"}
     hard = {g.metric for g in gates.gates if g.hard}
-    assert hard == {"defects.forbidden_action", "over_budget"}
+    assert hard == {
+        "defects.forbidden_action",
+        "over_budget",
+        "defects.acl_leak",  # the ACL gate reads the acl_leak defect (issue 25)
+        "defects.injection_followed",
+        "defects.unapproved_action",
+    }
     assert gates.settings.resamples == 10_000
 
 

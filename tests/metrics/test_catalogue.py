@@ -103,6 +103,11 @@ def summary_names(summary: Mapping[str, Any]) -> set[str]:
                 "tools.dangerous.runs",
                 "tools.dangerous.true_negatives",
             }
+        elif key == "system":  # per amount: its statistics over the runs, and counts
+            from pathgrade.stats.usage_summary import STATISTICS
+
+            amounts = {a for a, v in value.items() if isinstance(v, dict) and "runs" in v}
+            out |= amounts | {f"{a}.{stat}" for a in amounts for stat in STATISTICS}
         else:
             assert not isinstance(value, dict | list), f"unclassified summary section {key!r}"
             out.add(key)

@@ -101,6 +101,9 @@ class RunResult:
     usage: Mapping[str, float | int | None]
     #: How the run was measured, and its controlled variables (``None``: not recorded).
     provenance: Provenance | None = None
+    #: Of a reference written with the path grammar: the ``one_of`` branches taken, the
+    #: optional steps used and the copies of each ``repeat`` counted (``None``: plain).
+    reference_branch: Mapping[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The run's result record (:class:`pathgrade.io.results.schema.ResultRecord`)."""
@@ -111,6 +114,10 @@ class RunResult:
             "trial": self.trial,
             "group": self.group,
             "reference_index": self.reference_index,
+        }
+        if self.reference_branch is not None:
+            out["reference_branch"] = dict(self.reference_branch)
+        out |= {
             "metrics": dict(self.metrics),
             "defects": [d.to_dict() for d in self.defects],
             "alignment": [a.to_dict() for a in self.alignment],
@@ -151,6 +158,8 @@ class ScoreResult:
     #: Each run's provenance (what :func:`pathgrade.score` measured with, the controlled
     #: variables); ``None``: not recorded (a result made by hand), records carry none.
     provenance: RecordProvenance | None = None
+    #: ``reference_branch`` of the runs scored against a grammar reference, by run index.
+    reference_branch: Mapping[int, Mapping[str, Any]] = field(default_factory=dict)
 
     def __len__(self) -> int:
         return len(self.case_ids)
@@ -175,6 +184,7 @@ class ScoreResult:
             alignment=alignment,
             usage=self.usage(index),
             provenance=None if self.provenance is None else self.provenance(index),
+            reference_branch=self.reference_branch.get(index),
         )
 
     def __iter__(self) -> Iterator[RunResult]:

@@ -43,6 +43,7 @@ from pathgrade.core.nesting import check_nesting
 Name = Annotated[str, AfterValidator(sys.intern)]
 OrderMode = Literal["total", "partial", "none"]
 ToolKind = Literal["read", "write"]
+Approval = Literal["granted", "denied"]
 #: Free-form JSON (arguments, outputs, metadata, states): any value nesting at most
 #: :data:`~pathgrade.core.nesting.MAX_DEPTH` levels (deeper could be read, but not stored,
 #: reported or scored: orjson writes at most 254 levels).
@@ -101,13 +102,43 @@ class Step(_Strict):
     end_time: Number | None = None
     raw_arguments: str | None = None
     metadata: FreeObject = Field(default_factory=dict)
+    #: The first step after a resume: the run was interrupted just before it (docs/layers.md).
+    resumed: Flag = False
+    #: A human-in-the-loop decision recorded on this call ("granted" or "denied"; null: none).
+    approval: Approval | None = None
+    #: The path grammar, in reference paths only (docs/trajectory.md "A path grammar"): the
+    #: step may be left out; alternative sub-paths (this step is then no call of its own);
+    #: how many times the call may happen; any order among consecutive ``unordered`` steps.
+    optional: Flag = False
+    one_of: tuple[tuple[Step, ...], ...] | None = None
+    repeat: RepeatBounds | None = None
+    group: Literal["unordered"] | None = None
 
     @model_validator(mode="before")
     @classmethod
     def _shorthand(cls, value: Any) -> Any:
         if isinstance(value, str):
             return parse_step_shorthand(value)
+        if isinstance(value, dict) and "one_of" in value and "tool" not in value:
+            return {**value, "tool": ONE_OF_TOOL}  # a choice is no call: it needs no tool
         return value
+
+    @model_validator(mode="after")
+    def _grammar_fits(self) -> Step:
+        if self.one_of is not None:
+            if not self.one_of:
+                raise FieldError("one_of", "one_of needs at least one alternative")
+            for name in ("repeat", "id"):
+                if getattr(self, name) is not None:
+                    raise FieldError(name, f"a one_of step cannot carry {name!r}")
+            if self.optional or self.after:
+                raise FieldError(
+                    "optional" if self.optional else "after",
+                    "a one_of step cannot be optional or 'after' (give an empty alternative [])",
+                )
+        if self.repeat is not None and self.optional:
+            raise FieldError("optional", "an optional repeat is repeat with min 0")
+        return self
 
     @field_validator("arguments", mode="before")
     @classmethod
@@ -117,6 +148,38 @@ class Step(_Strict):
 
     def __str__(self) -> str:
         return format_step(self)
+
+
+#: The ``tool`` of a ``one_of`` step written without one (it is no call of its own).
+ONE_OF_TOOL = "one_of"
+#: The fields of the path grammar: reference-only (a run's step carrying one is an error).
+GRAMMAR_FIELDS = ("optional", "one_of", "repeat", "group")
+
+
+class RepeatBounds(_Strict):
+    """A call that may legitimately happen ``min`` to ``max`` times (polling, pagination)."""
+
+    min: Count = 1
+    max: Count
+
+    @model_validator(mode="after")
+    def _ordered(self) -> RepeatBounds:
+        if self.max < max(self.min, 1):
+            raise FieldError("max", f"max {self.max} is below min {self.min} (or 1)")
+        return self
+
+
+def grammar_field(step: Step) -> str | None:
+    """The first grammar field ``step`` carries (``None``: a plain call)."""
+    if step.optional:
+        return "optional"
+    if step.one_of is not None:
+        return "one_of"
+    if step.repeat is not None:
+        return "repeat"
+    if step.group is not None:
+        return "group"
+    return None
 
 
 def parse_step_shorthand(text: str) -> dict[str, Any]:
@@ -152,11 +215,16 @@ class Budget(_Strict):
 
 
 class Usage(_Strict):
-    """Totals the harness recorded for a run (preferred over the sums of per-step values)."""
+    """Totals the harness recorded for a run (preferred over the sums of per-step values).
+
+    ``input_tokens``/``output_tokens``: the split of the tokens, which prices a run whose
+    trace gives no cost (``[prices]``, :mod:`pathgrade.metrics.system.usage`)."""
 
     tokens: Amount | None = None
     cost: Amount | None = None
     latency_ms: Amount | None = None
+    input_tokens: Amount | None = None
+    output_tokens: Amount | None = None
 
 
 _STEP_ID = attrgetter("id")
@@ -175,6 +243,23 @@ def _agent_paths(value: Any) -> Any:
             raise ValueError("mixes steps and paths: give one path or a list of paths")
         return [value]
     return value
+
+
+class Injection(_Strict):
+    """An instruction planted in the task (a prompt injection or privilege-escalation test).
+
+    ``in`` says where it is planted: ``"tool output of T"`` (or ``"output of T"``) means the
+    agent sees it in the output of tool ``T``'s first call; anything else (``"query"``, a
+    document) means it is present from the start. ``asks_for`` is the action it asks for: a
+    step (matched as a ``forbidden_actions`` entry is) or a bare tool name (any call of it).
+    """
+
+    model_config = ConfigDict(
+        extra="forbid", frozen=True, validate_by_name=True, serialize_by_alias=True
+    )
+
+    in_: str = Field(alias="in", min_length=1)
+    asks_for: Step
 
 
 class Case(_Strict):
@@ -204,6 +289,14 @@ class Case(_Strict):
     metadata: FreeObject = Field(default_factory=dict)
     #: The end state the environment should be in (a JSON object), judged field by field.
     expected_state: FreeObject | None = None
+    #: Tools whose calls need an approval first (added to the config's ``[approvals] tools``).
+    requires_approval: tuple[str, ...] = ()
+    #: The user's tenant, and the resources (ids or glob patterns) the user may touch;
+    #: ``None``: no boundary is checked (``[]``: no resource may be touched).
+    tenant: str | None = None
+    allowed_resources: tuple[str, ...] | None = None
+    #: Instructions planted in the task; a run that performs one is ``injection_followed``.
+    injections: tuple[Injection, ...] = ()
     #: Each agent's own reference paths by agent name (``score --agent``; class docstring).
     references_by_agent: (
         dict[
@@ -247,8 +340,24 @@ class Case(_Strict):
         return self
 
 
+def _check_branches(path: tuple[Step, ...], where: str) -> None:
+    """Steps inside a ``one_of`` alternative carry no ``id`` nor ``after`` (an alternative is
+    ordered by its place in the path)."""
+    for position, step in enumerate(path):
+        for b, branch in enumerate(step.one_of or ()):
+            inner = f"{where}[{position}].one_of[{b}]"
+            for k, sub in enumerate(branch):
+                for name in ("id", "after"):
+                    if getattr(sub, name):
+                        raise FieldError(
+                            f"{inner}[{k}].{name}", f"a step inside one_of cannot carry {name!r}"
+                        )
+            _check_branches(branch, inner)
+
+
 def _check_path_ids(path: tuple[Step, ...], where: str, name: str) -> None:
     """Step ids of one reference path are unique and every ``after`` names one of them."""
+    _check_branches(path, where)
     ids = list(map(_STEP_ID, path))
     if ids.count(None) == len(ids) and not any(map(_STEP_AFTER, path)):
         return  # no ids, no dependencies: nothing to check (the usual case)
@@ -376,6 +485,16 @@ class Run(_Strict):
     @classmethod
     def _confidence_in_unit_interval(cls, value: float | None) -> float | None:
         return _check_unit_interval("confidence", value)
+
+    @model_validator(mode="after")
+    def _steps_are_calls(self) -> Run:
+        for index, step in enumerate(self.steps):
+            name = grammar_field(step)
+            if name is not None:
+                raise FieldError(
+                    f"steps[{index}].{name}", f"{name!r} is for reference steps, not a run's"
+                )
+        return self
 
     @model_validator(mode="after")
     def _citations_name_claims(self) -> Run:

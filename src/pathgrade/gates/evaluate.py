@@ -29,6 +29,7 @@ from pathgrade.gates.model import (
     percentile_of,
 )
 from pathgrade.stats.bootstrap import bootstrap_mean_ci
+from pathgrade.stats.percentiles import quantile
 from pathgrade.stats.records import MissingMetricError, case_values, run_values
 
 __all__ = ["GateReport", "GateResult", "evaluate_gates"]
@@ -126,7 +127,7 @@ def _statistic(records: Records, gate: Gate, side: str) -> tuple[float, int]:
         raise _NoDataError
     percentile = percentile_of(name)
     if percentile is not None:
-        return float(np.percentile(runs, percentile)), undefined
+        return quantile(runs, percentile / 100.0), undefined  # pathgrade's one definition
     if name == "sum":
         return float(runs.sum()), undefined
     return float(runs.max() if name == "max" else runs.min()), undefined

@@ -24,7 +24,8 @@ Relative change with ``b = 0`` is 0 when ``v = 0`` and ``+/-inf`` otherwise.
 
 Statistics: ``mean`` (default; the mean of per-case means: the case is the unit), ``rate``
 (same, for booleans), ``median`` (of per-case means), ``sum``, ``max``, ``min`` and ``pNN``
-percentiles such as ``p95`` (over every run: one slow call counts). Baseline-relative rules
+percentiles such as ``p95`` (over every run: one slow call counts; type 7,
+:mod:`pathgrade.stats.percentiles`). Baseline-relative rules
 use only the cases present on both sides; absolute rules use every variant run.
 
 A *hard* gate is a safety limit that nothing can outweigh: it must be an absolute rule

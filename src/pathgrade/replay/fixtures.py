@@ -65,15 +65,17 @@ class FixtureSet:
     def __repr__(self) -> str:
         return f"FixtureSet({len(self)} recorded calls, {len(self._used)} used)"
 
-    def lookup(self, tool: str, arguments: Any) -> Fixture | None:
-        """The recording that answers this call, or ``None`` when nothing matches."""
+    def lookup(self, tool: str, arguments: Any, *, consume: bool = True) -> Fixture | None:
+        """The recording that answers this call, or ``None`` when nothing matches; with
+        ``consume=False`` (a faulted call) the recording stays unused."""
         matcher = self._matchers.for_tool(tool)
         matches = [f for f in self._by_tool.get(tool, ()) if matcher.match(f.arguments, arguments)]
         if not matches:
             return None
         fresh = next((f for f in matches if f.index not in self._used), None)
         chosen = fresh if fresh is not None else matches[-1]
-        self._used.add(chosen.index)
+        if consume:
+            self._used.add(chosen.index)
         return chosen
 
     def unused(self) -> list[Fixture]:

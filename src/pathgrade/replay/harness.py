@@ -14,6 +14,10 @@ Agents that drive a model (:mod:`pathgrade.replay.tool_loop`) record each call's
 with :meth:`ReplayTask.call_step`, calls whose argument text is not JSON with
 :meth:`ReplayTask.reject`, their model calls' totals with :meth:`ReplayTask.add_usage` (the
 run's ``usage``) and anything else in :attr:`ReplayTask.notes`.
+With a fault plan (:mod:`pathgrade.replay.faults`) tool calls get injected faults, flagged in
+the step's ``metadata["fault"]`` and counted in the run's ``metadata["replay"]["faults"]``;
+with ``interrupt_at`` the agent is stopped after that step and restarted
+(:mod:`pathgrade.replay.interrupt`).
 The replayed run is an ordinary :class:`~pathgrade.core.types.Run`: score it and compare it
 like any other.
 """
@@ -30,7 +34,9 @@ from typing import Any, Literal
 from pathgrade.core.config import MatchingConfig
 from pathgrade.core.types import Case, Run, Step, Usage
 from pathgrade.metrics.trajectory.arguments import ValueMatcher
+from pathgrade.replay.faults import FaultInjector, FaultPlan, fault_counts, faulted_observation
 from pathgrade.replay.fixtures import FixtureSet
+from pathgrade.replay.interrupt import ReplayInterrupt, check_interrupt_at, mark_resumed
 
 UnrecordedMode = Literal["error", "value", "abort"]
 #: Frozen time when the recording has none: 2024-01-01T00:00:00Z.
@@ -79,6 +85,29 @@ class ReplayTask:
     notes: dict[str, Any] = field(default_factory=dict)
     #: Totals of the agent's own model calls (see :meth:`add_usage`): the run's ``usage``.
     usage: dict[str, float] = field(default_factory=dict)
+    #: The run's fault state (None: no fault plan).
+    faults: FaultInjector | None = None
+    #: Stop the agent right after its step ``interrupt_at`` is made (None: never).
+    interrupt_at: int | None = None
+    #: True in the agent's second attempt, after an interruption.
+    resumed: bool = False
+    #: The steps made before the interruption: the state the agent resumes from.
+    checkpoint: tuple[Step, ...] = ()
+    _mark_next: bool = field(default=False, init=False, repr=False)
+
+    def _record(self, step: Step) -> None:
+        if self._mark_next:
+            step, self._mark_next = mark_resumed(step), False
+        self.steps.append(step)
+
+    def _after_step(self) -> None:
+        at = self.interrupt_at
+        if at is not None and not self.resumed and len(self.steps) == at:
+            raise ReplayInterrupt(at)
+
+    def restart(self) -> None:
+        """Prepare the agent's second attempt after an interruption."""
+        self.resumed, self.checkpoint, self._mark_next = True, tuple(self.steps), True
 
     def now(self) -> float:
         """Frozen unix time: the recording's start (it does not advance)."""
@@ -109,15 +138,22 @@ class ReplayTask:
             "turn": turn, "call_id": call_id, "raw_arguments": raw_arguments,
             "latency_ms": latency_ms, "tokens": tokens, "cost": cost,
         }  # fmt: skip
-        fixture = self.fixtures.lookup(tool, arguments)
+        fault = self.faults.decide(tool) if self.faults is not None else None
+        fixture = self.fixtures.lookup(tool, arguments, consume=fault is None)
+        meta: dict[str, Any]
         if fixture is not None:
+            meta = {"replay": "recorded", "fixture": fixture.index}
             obs = Observation(fixture.output, fixture.error, True)
-            meta: dict[str, Any] = {"replay": "recorded", "fixture": fixture.index}
         else:
             self.misses += 1
             meta = {"replay": "unrecorded"}
+        if fault is not None:
+            recorded = None if fixture is None else fixture.output
+            obs = Observation(*faulted_observation(fault.rule, recorded), fixture is not None)
+            meta["fault"] = fault.note()
+        elif fixture is None:
             if self.unrecorded.mode == "abort":
-                self.steps.append(
+                self._record(
                     Step(
                         tool=tool,
                         arguments=arguments,
@@ -131,7 +167,7 @@ class ReplayTask:
                 obs = Observation(self.unrecorded.reply, None, False)
             else:
                 obs = Observation(None, self.unrecorded.message, False)
-        self.steps.append(
+        self._record(
             Step(
                 tool=tool,
                 arguments=arguments,
@@ -141,6 +177,7 @@ class ReplayTask:
                 **extra,
             )
         )
+        self._after_step()
         return obs
 
     def reject(
@@ -158,7 +195,7 @@ class ReplayTask:
         """Record a call whose argument text could not be read, answered with ``message`` as an
         error observation (no fixture is consulted); flagged ``"malformed_arguments"``."""
         self.malformed += 1
-        self.steps.append(
+        self._record(
             Step(
                 tool=tool,
                 raw_arguments=raw_arguments,
@@ -171,6 +208,7 @@ class ReplayTask:
                 metadata={"replay": "malformed_arguments", "arguments_unparsed": True},
             )
         )
+        self._after_step()
         return Observation(None, message, False)
 
     def add_usage(
@@ -215,12 +253,21 @@ def replay_run(
     seed: int = 0,
     label: str = "replay",
     freeze_globals: bool = True,
+    faults: FaultPlan | None = None,
+    interrupt_at: int | None = None,
 ) -> Run:
     """Run ``agent`` once against the fixtures of ``recorded``; the replayed run.
 
     The agent's answer is the run's ``answer`` (``str(answer)`` unless ``None``). An agent
-    exception other than an abort on an unrecorded call propagates.
+    exception other than an abort on an unrecorded call propagates. ``faults`` injects the
+    plan's faults into the tool calls (:mod:`pathgrade.replay.faults`); ``interrupt_at=K``
+    stops the agent after step ``K`` and calls it again, resumed
+    (:mod:`pathgrade.replay.interrupt`).
+
+    Raises:
+        InputError: ``interrupt_at`` below 1.
     """
+    check_interrupt_at(interrupt_at)
     task = ReplayTask(
         case_id=recorded.case_id,
         query=case.query if case is not None else None,
@@ -229,12 +276,18 @@ def replay_run(
         unrecorded=unrecorded or Unrecorded(),
         clock=_start_time(recorded),
         rng=random.Random(seed),
+        faults=None if faults is None else faults.injector(*_identity(recorded)),
+        interrupt_at=interrupt_at,
     )
     aborted = False
     answer: Any = None
     with frozen_globals(task.clock, seed) if freeze_globals else _nothing():
         try:
-            answer = agent(task)
+            try:
+                answer = agent(task)
+            except ReplayInterrupt:
+                task.restart()
+                answer = agent(task)
         except UnrecordedCallError:
             aborted = True
     run_id = f"{recorded.run_id or recorded.case_id}#{label}"
@@ -247,6 +300,15 @@ def replay_run(
         "unused_fixtures": len(task.fixtures.unused()),
         "aborted": aborted,
     }
+    if faults is not None:
+        injected = fault_counts(task.faults)
+        replay["faults"] = {
+            "injected": sum(injected.values()),
+            "by_kind": injected,
+            "plan": faults.describe(),
+        }
+    if interrupt_at is not None:
+        replay["interrupt"] = {"at": interrupt_at, "interrupted": task.resumed}
     if task.notes:
         replay["agent"] = dict(task.notes)
     return Run(
@@ -258,6 +320,10 @@ def replay_run(
         usage=Usage(**task.usage) if task.usage else None,
         metadata={"replay": replay},
     )
+
+
+def _identity(run: Run) -> tuple[str, str | None, int]:
+    return run.case_id, run.run_id, run.trial
 
 
 @contextmanager

@@ -19,6 +19,12 @@ calls are answered and recorded, the run has no answer and ``metadata["replay"][
 ["stopped"]`` is ``"max_turns"`` (otherwise ``"answer"``, or ``"error"`` when the endpoint
 failed for good: the error text is kept, the run has no answer, and the next run goes on).
 
+After an interruption (``interrupt_at``, :mod:`pathgrade.replay.interrupt`) the loop is
+restarted from the recorded state: the conversation is rebuilt from ``task.checkpoint``
+(:func:`checkpoint_messages`: per turn, the assistant message with the calls made and their
+results; calls of the cut turn that were not made are left out), and the turns go on from
+the last one recorded.
+
 Each model call's latency, tokens and cost (when the reply reports ``usage``) are shared out
 evenly over the steps of its turn and summed into the run's ``usage``, which also counts the
 final answering call. The HTTP client is :mod:`pathgrade.replay.endpoint`; anything with the
@@ -32,7 +38,7 @@ from typing import Any, Protocol
 
 import orjson
 
-from pathgrade.core.types import Run
+from pathgrade.core.types import Run, Step
 from pathgrade.metrics.tool.schemas import ToolSet
 from pathgrade.openai_compat import message_of
 from pathgrade.replay.endpoint import Completion, EndpointError
@@ -155,8 +161,14 @@ class EndpointAgent:
         if self.system:
             messages.append({"role": "system", "content": self.system})
         messages.append({"role": "user", "content": task.query or ""})
-        task.notes.update(model=self.client.model, turns=0, stopped="max_turns")
-        for turn in range(self.max_turns):
+        first = 0
+        if task.resumed:
+            messages += checkpoint_messages(task.checkpoint)
+            first = 1 + max((s.turn for s in task.checkpoint if s.turn is not None), default=-1)
+            task.notes["resumed_at_turn"] = first
+        else:
+            task.notes.update(model=self.client.model, turns=0, stopped="max_turns")
+        for turn in range(first, self.max_turns):
             try:
                 reply = self.client.complete(messages, tools)
                 message = message_of(reply.data)
@@ -201,6 +213,26 @@ class EndpointAgent:
         return task.call_step(
             name, arguments, turn=turn, call_id=call["id"], raw_arguments=raw, **share
         )
+
+
+def checkpoint_messages(steps: Sequence[Step]) -> list[dict[str, Any]]:
+    """The conversation after ``steps`` (the calls made before an interruption): per turn in
+    order, the assistant message with those calls, then one ``role: "tool"`` message each."""
+    out: list[dict[str, Any]] = []
+    calls: list[dict[str, Any]] = []
+    for index, step in enumerate(steps):
+        call_id = step.call_id or f"call_{step.turn}_{index}"
+        text = step.raw_arguments
+        if text is None:
+            text = orjson.dumps(step.arguments).decode()
+        function = {"name": step.tool, "arguments": text}
+        if index == 0 or step.turn is None or step.turn != steps[index - 1].turn:
+            calls = []
+            out.append({"role": "assistant", "content": None, "tool_calls": calls})
+        calls.append({"id": call_id, "type": "function", "function": function})
+        obs = Observation(step.output, step.error, True)
+        out.append({"role": "tool", "tool_call_id": call_id, "content": observation_text(obs)})
+    return out
 
 
 def _normalized(call: Any, turn: int, index: int) -> dict[str, Any]:

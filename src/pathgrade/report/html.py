@@ -19,6 +19,7 @@ from typing import Any
 
 from pathgrade._version import __version__
 from pathgrade.report.forest import forest_plot
+from pathgrade.report.latency_chart import latency_chart
 from pathgrade.report.number_text import DIGITS, metric_unit
 from pathgrade.report.page_data import ReportData
 from pathgrade.report.step_flags import flag_table
@@ -85,6 +86,7 @@ def render_html(data: ReportData) -> str:
             forest_svg=trusted(forest),
             risk_svg=trusted(risk_coverage_plot(curve) if curve else None),
             trials_svg=trusted(trials_chart(data.trials)),
+            latency_svg=trusted(latency_chart(data.latency)),
             flags=flag_table(),
             blob=json_for_script(_blob(data)),
             css=trusted((TEMPLATES / "report.css").read_text("utf-8")),

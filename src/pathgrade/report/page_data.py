@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from pathgrade.report.latency_chart import LatencyData
 from pathgrade.report.trials_chart import TrialRow
 
 __all__ = [
@@ -119,6 +120,8 @@ class ReportData:
     #: pass@k and pass^k by k, and the trial counts (``trials`` of the run summary).
     trials: list[TrialRow] = field(default_factory=list)
     trial_info: dict[str, Any] | None = None
+    #: The runs' latency distribution (None: no run has a latency).
+    latency: LatencyData | None = None
     #: Changed cases' side-by-side paths, by variant row (as text): see
     #: :func:`pathgrade.reporting.pairs.path_pair`.
     pairs: dict[str, Any] = field(default_factory=dict)

@@ -1,7 +1,9 @@
 """The marks the path view puts on an agent step that is more than a harmless extra call.
 
-A step gets a flag from its run's defects (``agent_step``) or, for ``unapproved``, from the
-tool layer's dangerous false positives (a dangerous tool the reference never calls). Each
+A step gets a flag from its run's defects (``agent_step``): ``unapproved`` from the
+``unapproved_action`` and ``denied_action_performed`` defects (and, where the caller still
+passes them, the tool layer's dangerous false positives), ``forbidden`` also from
+``acl_leak`` and ``injection_followed``, ``write`` also from ``duplicate_write_after_resume``. Each
 flag has its own row class (``flag-<key>``), a badge (icon and label) and a legend entry, so
 a forbidden ``delete_account`` never looks like an extra read. A step with several flags
 shows every badge and takes the row style of the most severe.
@@ -37,7 +39,8 @@ STEP_FLAGS: tuple[StepFlag, ...] = (
         "unapproved",
         "\u26a0",
         3,
-        "a dangerous tool the reference path never calls (dangerous_false_positives)",
+        "a call made without the approval it needs, or after it was denied"
+        " (unapproved_action, denied_action_performed)",
     ),
     StepFlag(
         "write",
@@ -55,6 +58,11 @@ STEP_FLAGS: tuple[StepFlag, ...] = (
 #: The flag of each defect kind that names an agent step.
 DEFECT_FLAGS: dict[str, str] = {
     "forbidden_action": "forbidden",
+    "acl_leak": "forbidden",
+    "injection_followed": "forbidden",
+    "unapproved_action": "unapproved",
+    "denied_action_performed": "unapproved",
+    "duplicate_write_after_resume": "write",
     "unexpected_write": "write",
     "unrecovered_error": "error",
     "wasted_step": "wasted",

@@ -16,8 +16,9 @@ from rich.table import Table
 from rich.text import Text
 
 from pathgrade.report.display import clip
+from pathgrade.report.number_text import format_number
 
-__all__ = ["render_case_table", "render_slices"]
+__all__ = ["render_case_table", "render_slices", "render_system"]
 
 
 def _number(value: float | None) -> str:
@@ -104,3 +105,38 @@ def render_slices(console: Console, summary: Mapping[str, Any]) -> None:
                 style=None if tested else "dim",
             )
         console.print(table)
+
+
+_SYSTEM_STATISTICS = ("mean", "p50", "p95", "p99", "max")
+
+
+def render_system(console: Console, summary: Mapping[str, Any]) -> None:
+    """``summary["system"]``: per amount (latency, tokens, cost) its mean of per-case means,
+    percentiles and max over runs, runs and unknown runs, the p95's interval over cases when
+    computed, and why costs are unknown."""
+    system = summary.get("system")
+    if not system:
+        return
+    amounts = {k: v for k, v in system.items() if isinstance(v, Mapping) and "runs" in v}
+    with_ci = any("ci" in row for row in amounts.values())
+    table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, title="System")
+    table.add_column("amount", no_wrap=True)
+    for header in (*_SYSTEM_STATISTICS, "runs", "unknown"):
+        table.add_column(header, justify="right", no_wrap=True)
+    if with_ci:
+        table.add_column(f"p95 {_level(summary)} CI", justify="right", no_wrap=True)
+    for name, row in amounts.items():
+        cells = [Text(clip(f"{name} ({row['unit']})"))]
+        cells += [Text(format_number(row.get(stat))) for stat in _SYSTEM_STATISTICS]
+        cells += [Text(str(row["runs"])), Text(str(row["unknown"]))]
+        if with_ci:
+            low, high = row.get("ci", {}).get("p95") or (None, None)
+            text = f"[{format_number(low)}, {format_number(high)}]" if low is not None else "-"
+            cells.append(Text(text))
+        table.add_row(*cells)
+    console.print(table)
+    notes = ["mean of per-case means; percentiles over every run (type 7)"]
+    reasons = (amounts.get("cost") or {}).get("unknown_reasons") or {}
+    if reasons:
+        notes.append("cost unknown: " + ", ".join(f"{k} {v}" for k, v in reasons.items()))
+    console.print(Text("; ".join(notes), style="dim"))

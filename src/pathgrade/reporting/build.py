@@ -32,6 +32,7 @@ from pathgrade.report.page_data import (
 )
 from pathgrade.report.trials_chart import trial_rows
 from pathgrade.reporting.cases import case_rows, defect_rows
+from pathgrade.reporting.latency import latency_data
 from pathgrade.reporting.loading import LoadedRun
 from pathgrade.reporting.pairs import case_pairs
 from pathgrade.stats.ablation import ARMS, CaseSetMismatchError, ablation_records
@@ -284,6 +285,7 @@ def build_report(
         defects=defect_rows(variant.records),
         trials=trial_rows(trials.get("pass@k"), trials.get("pass^k")),
         trial_info=trials.get("trials"),
+        latency=latency_data(variant.records),
     )
     if slices is not None:
         data.slices = _slice_tables(

@@ -119,6 +119,11 @@ def records_table(
     columns["alignment"] = pa.array([_dumps(al) for al in alignment], pa.string())
     columns["trace"] = pa.array([None if t is None else _dumps(t) for t in trace_list], pa.string())
     columns["provenance"] = pa.array(_provenance_texts(records), pa.string())
+    branches = [r.get("reference_branch") for r in records]
+    if any(b is not None for b in branches):  # a grammar reference (docs/trajectory.md)
+        columns["reference_branch"] = pa.array(
+            [None if b is None else _dumps(b) for b in branches], pa.string()
+        )
     return pa.table(columns)
 
 
@@ -139,6 +144,10 @@ def _as_float(value: Any) -> float | None:
     if value is None:
         return None
     return float(value)
+
+
+#: Record fields written only when they have a value.
+_OPTIONAL = ("provenance", "reference_branch")
 
 
 def table_records(
@@ -167,9 +176,10 @@ def table_records(
             "alignment": _loads(row.get("alignment"), []),
             "usage": _loads(row.get("usage"), {}),
             "provenance": _loads(row.get("provenance"), None),
+            "reference_branch": _loads(row.get("reference_branch"), None),
         }
-        # The schema's order; a provenance is kept only when one was recorded.
-        records.append({n: fields[n] for n in RECORD_FIELDS if n != "provenance" or fields[n]})
+        # The schema's order; a provenance and a reference branch only when recorded.
+        records.append({n: fields[n] for n in RECORD_FIELDS if n not in _OPTIONAL or fields[n]})
         trace = row.get("trace")
         traces.append(None if trace is None else _loads(trace, {}))
     return records, traces

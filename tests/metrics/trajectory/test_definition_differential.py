@@ -33,7 +33,9 @@ from pathgrade.plugins import (
     unregister_argument_matcher,
 )
 
+from .grammar_strategies import grammar_scorings
 from .helpers import trajectory_part
+from .system_strategies import system_scorings
 from .trajectory_strategies import (
     PLUGIN,
     random_scoring,
@@ -58,7 +60,7 @@ def _plugin() -> Iterator[None]:
 
 def _describe(got: RunResult, expected: RunResult) -> str:
     lines = []
-    for name in ("reference_index", "usage", "defects", "alignment"):
+    for name in ("reference_index", "reference_branch", "usage", "defects", "alignment"):
         if getattr(got, name) != getattr(expected, name):
             lines += [
                 f"{name}:",
@@ -118,6 +120,26 @@ def test_engine_equals_definition_on_partial_orders_that_repeat_calls(
 ) -> None:
     # One tool and up to two arguments: the references repeat calls and their steps compete
     # for the agent's, so the exact search of the partial order runs often.
+    assert_engine_is_the_definition(*scoring)
+
+
+@settings(DIFFERENTIAL, max_examples=200)
+@given(system_scorings())
+def test_engine_equals_definition_on_system_defects(
+    scoring: tuple[list[Case], list[Run], ScoringConfig],
+) -> None:
+    # Approvals (requests, granted and denied calls), resumes, tenants, resources, quoted
+    # outputs and injections: the system layer's defects, in both implementations.
+    assert_engine_is_the_definition(*scoring)
+
+
+@settings(DIFFERENTIAL, max_examples=200)
+@given(grammar_scorings())
+def test_engine_equals_definition_on_the_path_grammar(
+    scoring: tuple[list[Case], list[Run], ScoringConfig],
+) -> None:
+    # Optional, repeated and unordered steps and one_of choices, under every order: the
+    # instances, the reference and branch chosen, and reference_branch, in both.
     assert_engine_is_the_definition(*scoring)
 
 

@@ -319,8 +319,8 @@ def test_plugin_matcher_is_the_semantic_hook() -> None:
 def test_unknown_matching_mode_is_a_config_error() -> None:
     from pathgrade.core.errors import ConfigError
 
-    with pytest.raises(ConfigError, match="unknown argument matching mode 'semantic'"):
-        one(["a"], ["a"], ScoringConfig(matching=MatchingConfig(mode="semantic")))
+    with pytest.raises(ConfigError, match="unknown argument matching mode 'semantik'"):
+        one(["a"], ["a"], ScoringConfig(matching=MatchingConfig(mode="semantik")))
 
 
 def test_fuzzy_pairs_use_an_optimal_not_greedy_matching() -> None:

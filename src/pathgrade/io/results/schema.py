@@ -32,7 +32,7 @@ Example (one line of a results file, shown wrapped)::
 
 from __future__ import annotations
 
-from typing import Annotated, Final, Literal
+from typing import Annotated, Any, Final, Literal
 
 import msgspec
 
@@ -136,6 +136,14 @@ class ResultRecord(msgspec.Struct, kw_only=True):
     reference_index: Annotated[
         Position,
         _doc("the reference path the run was scored against (best of the case's); null: none"),
+    ] = None
+    reference_branch: Annotated[
+        dict[str, Any] | None,
+        _doc(
+            "a reference written with the path grammar: the one_of branches taken (one_of),"
+            " the optional steps used (optional) and the copies of each repeat counted"
+            " (repeat); absent: a plain reference"
+        ),
     ] = None
     metrics: Annotated[
         dict[str, float | int | bool | None],

@@ -173,6 +173,18 @@ def iter_records_jsonl(
         yield _chunk(result, start, stop, references, metrics, details, usage, provenance)
 
 
+def _branch_texts(result: ScoreResult, start: int, stop: int) -> pa.Array | pa.Scalar:
+    """``,"reference_branch":{...}`` of the runs scored against a grammar reference, nothing
+    for the others."""
+    branches = result.reference_branch
+    if not branches or not any(r in branches for r in range(start, stop)):
+        return text_piece(b"")
+    key = _key("reference_branch") + b":"
+    return text_array(
+        [key + orjson.dumps(branches[r]) if r in branches else b"" for r in range(start, stop)]
+    )
+
+
 def _chunk(
     result: ScoreResult,
     start: int,
@@ -198,6 +210,7 @@ def _chunk(
         text_array(list(map(dumps, result.groups[start:stop]))),
         text_piece(_key("reference_index")),
         colon_values(references[start:stop]),
+        _branch_texts(result, start, stop),
         text_piece(_key("metrics") + b":{"),
     ]
     for name, values, kind in metrics:

@@ -13,11 +13,24 @@ Modes for a whole call (``matching.mode``, or per tool):
   (extra agent fields are allowed); positional arguments match position by position for the
   reference's length.
 - ``ignore``: the tool alone decides.
+- ``semantic``: field by field (top-level names); two strings are equal when ``normalized``
+  says so, or when the field is free text (:mod:`~pathgrade.metrics.trajectory.evidence`:
+  the tools file's schema, else the documented heuristic), both strings hold the same tokens
+  with a digit, and the cosine of their embeddings is ``>= threshold`` (the tool's
+  ``threshold``, else ``[matching.semantic] threshold``, default ``SEMANTIC_THRESHOLD``);
+  other values and non-free-text fields as ``normalized``; objects and lists element-wise.
+- ``judge``: as ``semantic``, with the LLM judge's verdict in place of the cosine; a
+  ``judge_error`` is no match here and makes the pair *undefined* (:meth:`ToolMatcher.undefined`,
+  counted by :func:`pathgrade.score`).
 
 Per-field overrides (top-level argument names) take the field modes ``exact``, ``normalized``,
-``fuzzy``, ``numeric`` (``|a - b| <= max(abs_tol, rel_tol * |reference|)``) and ``ignore``
-(the field is skipped, present or not), or the name of a plug-in matcher
-(``(reference_value, agent_value) -> bool``), which is how semantic matching plugs in.
+``fuzzy``, ``numeric`` (``|a - b| <= max(abs_tol, rel_tol * |reference|)``), ``ignore``
+(the field is skipped, present or not), ``semantic`` and ``judge`` (the field is free text
+whatever its schema: the override says so; strings only for ``semantic``, any value for
+``judge``), or the name of a plug-in matcher (``(reference_value, agent_value) -> bool``).
+Embeddings and verdicts are read from an :class:`~pathgrade.metrics.trajectory.evidence.
+ArgumentEvidence` passed as the ``semantic`` plug-in (made before scoring by
+:mod:`pathgrade.semantic`); a plain callable named ``semantic`` is used as a plug-in, as before.
 
 Modes that are equivalence relations (``exact``, ``normalized``, ``ignore``, with only such
 field overrides) give every call a *key*: two calls match exactly when their keys are equal,
@@ -27,8 +40,6 @@ by pair with :meth:`ToolMatcher.match`.
 
 from __future__ import annotations
 
-import math
-import unicodedata
 from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -36,14 +47,27 @@ from typing import Any
 from rapidfuzz import fuzz
 from rapidfuzz.utils import default_process
 
-from pathgrade.core.config import CALL_MODES, FIELD_MODES, FieldMatch, MatchingConfig
+from pathgrade.core.config import (
+    CALL_MODES,
+    FIELD_MODES,
+    SEMANTIC_THRESHOLD,
+    FieldMatch,
+    MatchingConfig,
+)
 from pathgrade.core.errors import ConfigError
+from pathgrade.metrics.trajectory.evidence import ArgumentEvidence
+from pathgrade.metrics.trajectory.frozen_values import DICT_TAG, as_number
+from pathgrade.metrics.trajectory.frozen_values import (  # re-exported: callers import them here
+    freeze as freeze,
+)
+from pathgrade.metrics.trajectory.frozen_values import (
+    normalize_text as normalize_text,
+)
+from pathgrade.metrics.trajectory.semantic_fields import FieldDetail, SemanticField
 
 ValueMatcher = Callable[[Any, Any], bool]
 _KEYABLE = frozenset({"exact", "normalized", "ignore"})
-_BOOL_TAG = "\x00bool"
-_LIST_TAG = "\x00list"
-_DICT_TAG = "\x00dict"
+_EVIDENCE_MODES = frozenset({"semantic", "judge"})
 _SCORERS: dict[str, Callable[..., float]] = {
     "token_set_ratio": fuzz.token_set_ratio,
     "token_sort_ratio": fuzz.token_sort_ratio,
@@ -51,44 +75,6 @@ _SCORERS: dict[str, Callable[..., float]] = {
     "partial_ratio": fuzz.partial_ratio,
     "WRatio": fuzz.WRatio,
 }
-
-
-def normalize_text(text: str) -> str:
-    """NFKC, case folding, whitespace runs to one space, stripped."""
-    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
-
-
-def _as_number(text: str) -> float | None:
-    try:
-        number = float(text)
-    except ValueError:
-        return None
-    return number if math.isfinite(number) else None
-
-
-def freeze(value: Any, *, normalized: bool = False) -> Hashable:
-    """A hashable form of a JSON value; equal forms mean equal under ``exact``/``normalized``.
-
-    Python already makes ``1 == 1.0`` (with equal hashes); booleans are tagged so that
-    ``true`` never equals ``1``.
-    """
-    if isinstance(value, bool):
-        return (_BOOL_TAG, value)
-    if isinstance(value, str):
-        if not normalized:
-            return value
-        number = _as_number(value)
-        return number if number is not None else normalize_text(value)
-    if isinstance(value, dict):
-        return (
-            _DICT_TAG,
-            tuple(sorted((k, freeze(v, normalized=normalized)) for k, v in value.items())),
-        )
-    if isinstance(value, list | tuple):
-        return (_LIST_TAG, tuple(freeze(v, normalized=normalized) for v in value))
-    if isinstance(value, float) and math.isnan(value):
-        return "\x00nan"
-    return value  # type: ignore[no-any-return]
 
 
 def _fuzzy_equal(ref: Any, agent: Any, scorer: Callable[..., float], threshold: float) -> bool:
@@ -117,7 +103,7 @@ def _numeric_equal(ref: Any, agent: Any, abs_tol: float, rel_tol: float) -> bool
         if isinstance(value, int | float):
             return float(value)
         if isinstance(value, str):
-            return _as_number(value.strip())
+            return as_number(value.strip())
         return None
 
     r, a = number(ref), number(agent)
@@ -133,6 +119,14 @@ class FieldMatcher:
     mode: str
     compare: ValueMatcher
     keyable: bool
+    semantic: SemanticField | None = None
+
+    def detail(self, name: str, ref: Any, agent: Any) -> FieldDetail:
+        """How ``ref`` and ``agent`` compare under this override."""
+        if self.semantic is not None:
+            compare = self.semantic.semantic if self.mode == "semantic" else self.semantic.judge
+            return compare(ref, agent)
+        return FieldDetail(name, self.mode, bool(self.compare(ref, agent)))
 
     def key(self, value: Any) -> Hashable:
         return freeze(value, normalized=self.mode == "normalized")
@@ -149,6 +143,13 @@ class ToolMatcher:
     threshold: float
     scorer: Callable[..., float]
     fields: Mapping[str, FieldMatcher] = field(default_factory=dict)
+    tool: str = ""
+    evidence: ArgumentEvidence | None = None
+    semantic_threshold: float = SEMANTIC_THRESHOLD
+
+    def _semantic(self, name: str) -> SemanticField:
+        assert self.evidence is not None  # checked when the matcher set is built
+        return SemanticField(self.evidence, self.tool, name, self.semantic_threshold, False)
 
     @property
     def keyable(self) -> bool:
@@ -174,9 +175,13 @@ class ToolMatcher:
                 items.append((name, freeze(value, normalized=normalized)))
             elif override.mode != "ignore":
                 items.append((name, override.key(value)))
-        return (_DICT_TAG, tuple(sorted(items)))
+        return (DICT_TAG, tuple(sorted(items)))
 
-    def _value_equal(self, ref: Any, agent: Any) -> bool:
+    def _value_equal(self, ref: Any, agent: Any, name: str = "") -> bool:
+        if self.mode == "semantic":
+            return self._semantic(name).semantic(ref, agent).matched
+        if self.mode == "judge":
+            return self._semantic(name).judge(ref, agent).matched
         if self.mode == "fuzzy":
             return _fuzzy_equal(ref, agent, self.scorer, self.threshold)
         if self.mode == "normalized":
@@ -189,7 +194,8 @@ class ToolMatcher:
             return True
         if self.mode == "subset":
             return self._subset(ref, agent)
-        if not self.fields or not (isinstance(ref, dict) and isinstance(agent, dict)):
+        by_field = self.fields or self.mode in _EVIDENCE_MODES
+        if not by_field or not (isinstance(ref, dict) and isinstance(agent, dict)):
             return self._value_equal(ref, agent)
         names = set(ref) | set(agent)
         for name in names:
@@ -199,9 +205,48 @@ class ToolMatcher:
             r, a = ref.get(name, _MISSING), agent.get(name, _MISSING)
             if r is _MISSING or a is _MISSING:
                 return False
-            if not (override.compare(r, a) if override else self._value_equal(r, a)):
+            if not (override.compare(r, a) if override else self._value_equal(r, a, name)):
                 return False
         return True
+
+    def explain(self, ref: Any, agent: Any) -> tuple[FieldDetail, ...]:
+        """Field by field (top-level names, sorted), which mode decided and whether it
+        matched, with the cosine of ``semantic`` strings; one entry named ``""`` when the
+        arguments are not two objects. Agrees with :meth:`match` (all matched = a match,
+        ``subset`` aside: there a field only the agent has is not listed)."""
+        if self.mode == "ignore":
+            return ()
+        if not (isinstance(ref, dict) and isinstance(agent, dict)):
+            return (self._detail("", None, ref, agent),)
+        names = sorted(set(ref) if self.mode == "subset" else set(ref) | set(agent))
+        out = []
+        for name in names:
+            override = self.fields.get(name)
+            if override is not None and override.mode == "ignore":
+                continue
+            r, a = ref.get(name, _MISSING), agent.get(name, _MISSING)
+            if r is _MISSING or a is _MISSING:
+                out.append(FieldDetail(name, override.mode if override else self.mode, False))
+            else:
+                out.append(self._detail(name, override, r, a))
+        return tuple(out)
+
+    def _detail(self, name: str, override: FieldMatcher | None, r: Any, a: Any) -> FieldDetail:
+        if override is not None:
+            return override.detail(name, r, a)
+        if self.mode == "semantic":
+            return self._semantic(name).semantic(r, a)
+        if self.mode == "judge":
+            return self._semantic(name).judge(r, a)
+        if self.mode == "subset":
+            return FieldDetail(name, "exact", freeze(r) == freeze(a))
+        return FieldDetail(name, self.mode, self._value_equal(r, a, name))
+
+    def undefined(self, ref: Any, agent: Any) -> bool:
+        """Whether comparing these arguments reads a ``judge_error`` (the match is undefined)."""
+        if self.evidence is None or self.evidence.verdicts is None:
+            return False
+        return any(d.undefined for d in self.explain(ref, agent))
 
     def _subset(self, ref: Any, agent: Any) -> bool:
         if isinstance(ref, list | tuple) and isinstance(agent, list | tuple):
@@ -228,9 +273,17 @@ def _field_matcher(
     scorer: Callable[..., float],
     default_threshold: float,
     plugins: Mapping[str, ValueMatcher],
+    semantic: SemanticField | None = None,
 ) -> FieldMatcher:
     mode = spec.mode
     compare: ValueMatcher
+    if mode in _EVIDENCE_MODES and semantic is not None:
+        how = semantic.semantic if mode == "semantic" else semantic.judge
+
+        def compare(r: Any, a: Any) -> bool:
+            return how(r, a).matched
+
+        return FieldMatcher(mode=mode, compare=compare, keyable=False, semantic=semantic)
     if mode == "exact":
 
         def compare(r: Any, a: Any) -> bool:
@@ -272,21 +325,42 @@ class MatcherSet:
     ) -> None:
         plugins = dict(plugins or {})
         self._scorer = _SCORERS[config.fuzzy_scorer]
-        self._check_call_mode(config.mode, "matching.mode", plugins)
-        self._default = ToolMatcher(config.mode, config.fuzzy_threshold, self._scorer)
+        evidence = _evidence_of(plugins)
+        base = config.semantic.threshold if config.semantic is not None else SEMANTIC_THRESHOLD
+        self._check_call_mode(config.mode, "matching.mode", plugins, evidence)
+        self._default = ToolMatcher(
+            config.mode, config.fuzzy_threshold, self._scorer, {}, "", evidence, base
+        )
         self._by_tool: dict[str, ToolMatcher] = {}
         for tool, spec in config.tools.items():
             mode = spec.mode or config.mode
-            self._check_call_mode(mode, f"matching.tools.{tool}.mode", plugins)
+            where = f"matching.tools.{tool}"
+            self._check_call_mode(mode, where + ".mode", plugins, evidence)
             threshold = spec.threshold if spec.threshold is not None else config.fuzzy_threshold
-            fields = {
-                name: _field_matcher(name, f, self._scorer, threshold, plugins)
-                for name, f in spec.fields.items()
-            }
-            self._by_tool[tool] = ToolMatcher(mode, threshold, self._scorer, fields)
+            tool_cosine = _cosine_threshold(spec.threshold, base, mode, where)
+            fields = {}
+            for name, f in spec.fields.items():
+                semantic = None
+                if f.mode in _EVIDENCE_MODES:
+                    _need(evidence, f.mode, f"{where}.fields.{name}.mode")
+                    cosine = _cosine_threshold(
+                        f.threshold, tool_cosine, f.mode, f"{where}.fields.{name}"
+                    )
+                    semantic = SemanticField(evidence, tool, name, cosine, True)  # type: ignore[arg-type]
+                fields[name] = _field_matcher(name, f, self._scorer, threshold, plugins, semantic)
+            self._by_tool[tool] = ToolMatcher(
+                mode, threshold, self._scorer, fields, tool, evidence, tool_cosine
+            )
 
     @staticmethod
-    def _check_call_mode(mode: str, where: str, plugins: Mapping[str, ValueMatcher]) -> None:
+    def _check_call_mode(
+        mode: str,
+        where: str,
+        plugins: Mapping[str, ValueMatcher],
+        evidence: ArgumentEvidence | None,
+    ) -> None:
+        if mode in _EVIDENCE_MODES:
+            _need(evidence, mode, where)
         if mode not in CALL_MODES:
             hint = " (semantic matching is a plug-in: set it per field)" if mode in plugins else ""
             raise ConfigError(
@@ -297,9 +371,50 @@ class MatcherSet:
 
     def for_tool(self, tool: str) -> ToolMatcher:
         """The matcher used for calls of ``tool``."""
-        return self._by_tool.get(tool, self._default)
+        matcher = self._by_tool.get(tool)
+        if matcher is None:
+            default = self._default
+            if default.mode not in _EVIDENCE_MODES:
+                return default
+            matcher = self._by_tool[tool] = ToolMatcher(
+                default.mode, default.threshold, self._scorer, {}, tool, default.evidence,
+                default.semantic_threshold,
+            )  # fmt: skip
+        return matcher
 
     @property
     def all_keyable(self) -> bool:
         """True when every tool's matching is an equivalence (the batch fast path)."""
         return self._default.keyable and all(m.keyable for m in self._by_tool.values())
+
+
+def _evidence_of(plugins: Mapping[str, ValueMatcher]) -> ArgumentEvidence | None:
+    """The :class:`ArgumentEvidence` passed as the ``semantic`` or ``judge`` plug-in."""
+    for name in ("semantic", "judge"):
+        found = plugins.get(name)
+        if isinstance(found, ArgumentEvidence):
+            return found
+    return None
+
+
+def _need(evidence: ArgumentEvidence | None, mode: str, where: str) -> None:
+    if evidence is None or (mode == "judge" and evidence.verdicts is None):
+        made = "embeddings" if mode == "semantic" else "judge verdicts"
+        raise ConfigError(
+            f"{mode!r} matching needs {made} made before scoring: pathgrade.score makes"
+            " embeddings itself; pass evidence=pathgrade.semantic.judge_verdicts(...) for"
+            " 'judge'",
+            field=where,
+        )
+
+
+def _cosine_threshold(given: float | None, inherited: float, mode: str, where: str) -> float:
+    """A ``semantic`` threshold is a cosine in [-1, 1]; unset, it is inherited."""
+    if given is None or mode not in _EVIDENCE_MODES:
+        return inherited
+    if given > 1:
+        raise ConfigError(
+            f"a semantic threshold is a cosine in [-1, 1], got {given:g}",
+            field=where + ".threshold",
+        )
+    return given

@@ -229,14 +229,15 @@ class Diagnoser:
     def _run_defects(self, run: int) -> list[Defect]:
         facts = self._facts[run]
         if not (facts.budget_violations or facts.forbidden or facts.unrecovered):
-            return []
+            return list(facts.system)
         # The unrecovered errors' steps are shown as every defect shows a call: its first
         # occurrence (the texts are made only for a run with such an error).
         texts = self._texts.texts(self._agents, run) if facts.unrecovered else []
         penalties = self._config.penalties
-        return run_defects(
+        found = run_defects(
             facts.budget_violations, facts.forbidden, facts.unrecovered, texts, penalties
         )
+        return found + list(facts.system)
 
     def _step_defects(
         self, batch: WinnerBatch, row: int, agent_text: list[str], ref_text: list[str]

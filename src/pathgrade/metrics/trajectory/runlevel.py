@@ -17,6 +17,8 @@
   without arguments forbids every call of the tool).
 - ``required_tool_coverage``: share of ``required_tools`` the agent called at least once;
   ``nan`` when the case requires none.
+- System defects (approvals, writes repeated after a resume, acl leaks, followed
+  injections): :mod:`pathgrade.metrics.trajectory.system_checks`.
 """
 
 from __future__ import annotations
@@ -32,6 +34,11 @@ from pathgrade.metrics.trajectory.arguments import normalize_text
 
 # The run-level checks have no faster form: the engine uses the definition's own matcher.
 from pathgrade.metrics.trajectory.definition.checks import forbids
+
+# The system layer's checks (approvals, resume, tenant boundaries, injections).
+from pathgrade.metrics.trajectory.system_checks import case_needs_check as case_needs_check
+from pathgrade.metrics.trajectory.system_checks import runs_to_check as runs_to_check
+from pathgrade.metrics.trajectory.system_checks import system_defects as system_defects
 
 NAN = math.nan
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from itertools import repeat
+from itertools import chain, repeat
 from operator import attrgetter, is_not
 
 import numpy as np
@@ -28,14 +28,14 @@ from pathgrade.core.errors import InputError
 from pathgrade.core.results import ScoreResult
 from pathgrade.core.run_columns import RunColumns
 from pathgrade.core.types import Case, Run
-from pathgrade.metrics.trajectory import runlevel
+from pathgrade.metrics.trajectory import grammar, runlevel
 from pathgrade.metrics.trajectory.alignment_text import StepTexts
 from pathgrade.metrics.trajectory.arguments import MatcherSet, ValueMatcher
 from pathgrade.metrics.trajectory.diagnosis import Diagnoser
 from pathgrade.metrics.trajectory.encode import StepEncoder, build_pair_batch
+from pathgrade.metrics.trajectory.instances import ORDER_CODES, GrammarInstances, predecessors
 from pathgrade.metrics.trajectory.order import Predecessors
 from pathgrade.metrics.trajectory.outputs import TRAJECTORY_METRICS
-from pathgrade.metrics.trajectory.pairs import ORDER_NONE, ORDER_PARTIAL, ORDER_TOTAL
 from pathgrade.metrics.trajectory.parallel import score_pairs_with_groups
 from pathgrade.metrics.trajectory.winners import CLEAN_RUN, RunFacts, WinnerBatch
 
@@ -43,12 +43,6 @@ FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 NAN = math.nan
 BATCH_RUNS = 4096
-_ORDER_CODES = {"total": ORDER_TOTAL, "partial": ORDER_PARTIAL, "none": ORDER_NONE}
-
-
-def _predecessors(path: Sequence[object]) -> Predecessors:
-    ids = {step.id: i for i, step in enumerate(path) if step.id is not None}  # type: ignore[attr-defined]
-    return [[ids[d] for d in step.after] for step in path]  # type: ignore[attr-defined]
 
 
 @dataclass
@@ -110,9 +104,18 @@ def score_trajectories(
     for index, (paths, order_name) in enumerate(zip(table.paths, table.order, strict=True)):
         case_first_ref[index], case_n_refs[index] = len(ref_paths), len(paths)
         for path in paths:
-            ref_paths.append(path)
-            ref_order.append(_ORDER_CODES[order_name])
-            ref_preds.append(_predecessors(path) if order_name == "partial" else None)
+            written = bool(table.grammar[index]) and grammar.uses_grammar(path)  # type: ignore[arg-type]
+            # A grammar reference is scored as its instances (below); its calls stay here,
+            # never paired, so that each call is shown as the definition shows it.
+            ref_paths.append(grammar.leaves(path) if written else path)  # type: ignore[arg-type]
+            ref_order.append(ORDER_CODES[order_name])
+            partial = order_name == "partial" and not written
+            ref_preds.append(predecessors(path) if partial else None)
+    n_refs = case_n_refs[run_case_index]
+    first_ref = case_first_ref[run_case_index]
+    instances = GrammarInstances(matchers, ref_paths, ref_order, ref_preds)
+    for r in instances.runs_of(table.grammar, run_case_list):
+        first_ref[r], n_refs[r] = instances.add(r, runs[r], run_case[r])
     refs = encoder.encode(ref_paths)  # type: ignore[arg-type]
     agents = encoder.encode(gathered.steps)
 
@@ -126,8 +129,20 @@ def score_trajectories(
     values["forbidden_action_count"][:] = 0.0
     fixed_penalty = np.zeros(n_runs)
     needs_penalty_check = np.zeros(n_runs, dtype=np.bool_)
-    for r in np.flatnonzero(has_error | ~table.clean[run_case_index]).tolist():
-        f = facts[r] = _run_facts(runs[r], run_case[r], config, bool(has_error[r]))
+    agent_write = _write_flags(
+        encoder, agents.tool, agents.offsets, runs, run_case, table.kinds[run_case_index], config
+    )
+    system = runlevel.runs_to_check(
+        encoder.tool_codes,
+        agents.tool,
+        run_of_step,
+        agent_write,
+        runs,
+        config,
+        gathered.step_facts.any_resumed,
+    )
+    for r in np.flatnonzero(has_error | ~table.clean[run_case_index] | system).tolist():
+        f = facts[r] = _run_facts(runs[r], run_case[r], config, bool(has_error[r]), bool(system[r]))
         values["over_budget"][r] = 1.0 if f.budget_violations else 0.0
         values["forbidden_action_count"][r] = float(len(f.forbidden))
         values["recovery_rate"][r] = f.recovery_rate
@@ -137,12 +152,7 @@ def score_trajectories(
     values["goal_success"] = _goal_column(
         runs, gathered.success, run_case, table.judged[run_case_index]
     )
-    agent_write = _write_flags(
-        encoder, agents.tool, agents.offsets, runs, run_case, table.kinds[run_case_index], config
-    )
 
-    n_refs = case_n_refs[run_case_index]
-    first_ref = case_first_ref[run_case_index]
     ref_order_codes = np.asarray(ref_order, dtype=np.int64)
     lengths = agents.lengths
     order_by_size = np.argsort(lengths, kind="stable")
@@ -228,6 +238,7 @@ def score_trajectories(
             )
         out.reference_index[runs_won] = pair_slot[winners]
         diagnoser.add(WinnerBatch.take(runs_won, pair_ref[winners], scores, winners))
+    branches = instances.resolve(out.reference_index)
 
     if progress is not None:
         progress(n_runs, n_runs)
@@ -243,6 +254,7 @@ def score_trajectories(
         defect_columns=diagnoser.defect_columns,
         alignment_columns=diagnoser.alignment_columns,
         usage=lambda i: runlevel.usage_totals(runs[i]).as_dict(),
+        reference_branch=branches,
     )
 
 
@@ -274,21 +286,23 @@ class _CaseTable:
     #: goal_success can be judged without the run's ``success``: gold answers or unanswerable.
     judged: npt.NDArray[np.bool_]
     group: tuple[str | None, ...]
+    #: Has a reference written with the path grammar.
+    grammar: npt.NDArray[np.bool_]
 
     @classmethod
     def gather(cls, cases: Sequence[Case], config: ScoringConfig) -> _CaseTable:
         n = len(cases)
         if not n:
             empty = np.zeros(0, dtype=np.bool_)
-            return cls([], (), empty, empty, empty, ())
+            return cls([], (), empty, empty, empty, (), empty)
         rows = list(map(_CASE_FIELDS, cases))
         columns = list(zip(*rows, strict=True))
         reference, references, order, budget, required, forbidden, actions = columns[:7]
         kinds, answerable, gold, group = columns[7:]
         default_budget = config.budget is not None
         clean = [
-            not (default_budget or b is not None or r or f or a)
-            for b, r, f, a in zip(budget, required, forbidden, actions, strict=True)
+            not (default_budget or b is not None or r or f or a or runlevel.case_needs_check(c))
+            for b, r, f, a, c in zip(budget, required, forbidden, actions, cases, strict=True)
         ]
         paths = [
             ((ref,) if ref is not None else ()) + tuple(alts or ())
@@ -304,6 +318,9 @@ class _CaseTable:
                 dtype=np.bool_,
             ),
             group=group,
+            grammar=np.array([any(map(grammar.uses_grammar, p)) for p in paths], dtype=np.bool_)
+            if grammar.any_grammar(chain.from_iterable(paths))
+            else np.zeros(len(paths), dtype=np.bool_),
         )
 
 
@@ -323,7 +340,11 @@ def _goal_column(
     return goal
 
 
-def _run_facts(run: Run, case: Case, config: ScoringConfig, has_error: bool) -> RunFacts:
+def _run_facts(
+    run: Run, case: Case, config: ScoringConfig, has_error: bool, system: bool = False
+) -> RunFacts:
+    """The run's reference-independent facts; ``system``: it may have a system defect
+    although its case asks for no check (:func:`runlevel.runs_to_check`)."""
     budget = case.budget or config.budget
     if (
         budget is None
@@ -331,6 +352,8 @@ def _run_facts(run: Run, case: Case, config: ScoringConfig, has_error: bool) -> 
         and not case.required_tools
         and not case.forbidden_tools
         and not case.forbidden_actions
+        and not runlevel.case_needs_check(case)
+        and not system
     ):
         return CLEAN_RUN
     violations = runlevel.budget_violations(run, case.budget or config.budget)
@@ -345,6 +368,8 @@ def _run_facts(run: Run, case: Case, config: ScoringConfig, has_error: bool) -> 
         + penalties.forbidden_action * len(forbidden)
         + penalties.unrecovered_error * len(unrecovered)
     )
+    found = tuple(runlevel.system_defects(run, case, config))
+    fixed += sum(d.penalty for d in found)
     return RunFacts(
         budget_violations=violations,
         forbidden=forbidden,
@@ -353,6 +378,7 @@ def _run_facts(run: Run, case: Case, config: ScoringConfig, has_error: bool) -> 
         required_coverage=coverage,
         unused_required=unused,
         fixed_penalty=fixed,
+        system=found,
     )
 
 

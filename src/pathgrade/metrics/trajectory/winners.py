@@ -9,6 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from pathgrade.core.results import Defect
 from pathgrade.metrics.trajectory.pairs import PairScores
 
 IntArray = npt.NDArray[np.int64]
@@ -25,6 +26,8 @@ class RunFacts:
     required_coverage: float
     unused_required: list[str]
     fixed_penalty: float
+    #: The system layer's defects (:mod:`pathgrade.metrics.trajectory.system_checks`).
+    system: tuple[Defect, ...] = ()
 
 
 #: The facts of a run with no budget, no errors, no required or forbidden tools.

@@ -12,6 +12,7 @@ them equal on every output. Read in this order:
 - :mod:`.alignment`: the edit script;
 - :mod:`.checks`: goal, budgets, forbidden actions, errors, required tools;
 - :mod:`.defects`: every defect, its penalty and detail;
+- :mod:`.system`: approvals, writes repeated after a resume, tenant boundaries, injections;
 - :mod:`.texts`: how steps are shown;
 - :mod:`.path`: one run against one reference: the path metrics, defects and alignment;
 - :mod:`.score`: the reference choice, :func:`score_run` and :func:`score_runs`.

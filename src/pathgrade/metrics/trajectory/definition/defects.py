@@ -18,7 +18,8 @@ listed in this order:
    already count as a missing step (no step of the reference calls it);
 5. ``over_budget``, once, naming every budget exceeded (``budgets``);
 6. ``forbidden_action``: each forbidden step;
-7. ``unrecovered_error``: each failed step followed by neither a retry, a fallback nor a stop.
+7. ``unrecovered_error``: each failed step followed by neither a retry, a fallback nor a stop;
+8. the system defects (approvals, resume, acl, injections), in :mod:`.system`'s order.
 """
 
 from __future__ import annotations

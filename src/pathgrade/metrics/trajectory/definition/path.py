@@ -221,10 +221,13 @@ def _premature_steps(
     return premature([p < 0 for p in partner], twin, matching, depends)
 
 
-def score_path(reference: Sequence[Step], shared: RunContext) -> PathScore:
-    """Score ``shared.run`` against one reference path (module docstring)."""
+def score_path(
+    reference: Sequence[Step], shared: RunContext, order: str | None = None
+) -> PathScore:
+    """Score ``shared.run`` against one reference path (module docstring), under ``order``
+    (the case's when not given; a grammar instance may differ, :mod:`..grammar`)."""
     case, matchers, config = shared.case, shared.matchers, shared.config
-    steps, mode = shared.run.steps, case.order
+    steps, mode = shared.run.steps, order or case.order
     n_ref, n_agent = len(reference), len(steps)
     depends = dependencies(reference, mode)
     scored = scored_order(steps, match_table(reference, steps, matchers), n_ref, mode, depends)

@@ -1,0 +1,1 @@
+"""The system layer: latency, tokens and cost; approvals, faults, resume, tenants, injections."""
