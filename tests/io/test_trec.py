@@ -178,3 +178,55 @@ def test_trec_lines_are_bounded_and_split_on_newlines_only(
     with pytest.raises(InputError, match="not UTF-8") as info:
         read_qrels(bad)
     assert info.value.line == 2
+
+
+GOLDEN = Path(__file__).parents[1] / "golden" / "trec_eval"
+GOLDEN_PAIRS = [
+    ("qrels.test", "results.test"),
+    ("qrels.test", "results.trunc"),
+    ("qrels.rel_level", "results.test"),
+    ("qrels.comment.test.gz", "results.comment.judged.gz"),
+]
+
+
+@pytest.mark.parametrize(("qrels_name", "run_name"), GOLDEN_PAIRS)
+def test_trec_eval_test_files_read_by_columns_as_by_dicts(
+    tmp_path: Path, qrels_name: str, run_name: str
+) -> None:
+    """trec_eval's own test files: the vectorised reader decides each (no fall-back), and the
+    column path (read_*_columns, from_columns) gives every per-query value of the dict path
+    (whose values test_trec_eval_conformance.py checks against trec_eval's outputs)."""
+    import gzip
+
+    from pathgrade.io.trec import read_qrels_columns, read_run_columns
+    from pathgrade.io.trec_columns import QRELS, RUN, read_table
+    from pathgrade.metrics.retrieval import evaluate, evaluate_batch
+    from pathgrade.metrics.retrieval.batch_columns import from_columns
+
+    paths = []
+    for name in (qrels_name, run_name):
+        data = (GOLDEN / name).read_bytes()
+        path = tmp_path / name.removesuffix(".gz")
+        path.write_bytes(gzip.decompress(data) if name.endswith(".gz") else data)
+        paths.append(path)
+    qrels_path, run_path = paths
+    assert read_table(qrels_path, QRELS, 1 << 20) is not None
+    assert read_table(run_path, RUN, 1 << 20) is not None
+    specs = ["map", "ndcg@10(gain=linear)", "recall@100", "mrr", "precision@5(rel=2)"]
+    run = read_run_columns(run_path)
+    by_columns = evaluate_batch(from_columns(read_qrels_columns(qrels_path), run.columns), specs)
+    by_dicts = evaluate(read_qrels(qrels_path), read_run(run_path).run, specs)
+    assert by_columns.to_dict() == by_dicts.to_dict()
+    assert run.run_ids == read_run(run_path).run_ids and len(run.run_ids) == 1
+
+
+def test_column_readers_read_jsonl_too(tmp_path: Path) -> None:
+    from pathgrade.io.trec import read_qrels_columns, read_run_columns
+
+    qrels = write(tmp_path, "q.jsonl", '{"query_id": "q1", "gold": {"a": 2, "b": 1}}\n')
+    run = write(tmp_path, "r.jsonl", '{"query_id": "q1", "retrieved": ["b", "c", "b"]}\n')
+    assert read_qrels_columns(qrels).to_mapping("error") == {"q1": {"a": 2.0, "b": 1.0}}
+    read = read_run_columns(run)
+    # "b" listed twice: the higher score (n - position: 3 for the first) is kept and counted
+    assert read.columns.to_mapping("max") == {"q1": {"b": 3.0, "c": 2.0}}
+    assert read.duplicates == 1

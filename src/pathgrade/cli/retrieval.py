@@ -78,15 +78,16 @@ def retrieval_command(
     """Retrieval metrics of RUN against QRELS, trec_eval-compatible (see docs/retrieval.md)."""
     import orjson
 
-    from pathgrade.io.trec import read_parent_map, read_qrels, read_run
-    from pathgrade.metrics.retrieval import evaluate
+    from pathgrade.io.trec import read_parent_map, read_qrels_columns, read_run_columns
+    from pathgrade.metrics.retrieval.batch_columns import from_columns
+    from pathgrade.metrics.retrieval.evaluate import evaluate_batch, resolve_all
 
-    specs = list(metric) if metric else list(DEFAULT_METRICS)
-    gold = read_qrels(qrels)
-    run_file = read_run(run)
+    specs = resolve_all(list(metric) if metric else list(DEFAULT_METRICS))
+    gold = read_qrels_columns(qrels)  # vectorised: pathgrade.io.trec_columns
+    run_file = read_run_columns(run)
     parents = read_parent_map(parent_map) if parent_map is not None else None
     # Duplicates in the run file were resolved when reading (first occurrence in rank order).
-    result = evaluate(gold, run_file.run, specs, parent_of=parents)
+    result = evaluate_batch(from_columns(gold, run_file.columns, parent_of=parents), specs)
     duplicates = run_file.duplicates + result.duplicates_removed
     if as_json:
         document: dict[str, Any] = result.to_dict()

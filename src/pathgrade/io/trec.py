@@ -1,4 +1,4 @@
-"""Read TREC qrels and runs (or their JSONL equivalents) into plain mappings.
+"""Read TREC qrels and runs (or their JSONL equivalents) into mappings or columns.
 
 TREC qrels: ``qid iter docno rel`` per line. TREC run: ``qid Q0 docno rank score [run_id ...]``
 (columns after the sixth are ignored, as trec_eval does; the rank column is ignored in favour
@@ -16,10 +16,21 @@ JSONL (the file's first non-blank, non-comment character is ``{``):
 Files are UTF-8; a leading byte order mark is skipped (Windows editors write one, and kept it
 would become part of the first query id). Lines end at ``\n`` (a ``\r`` before it is
 stripped), and a line longer than the line limit (:func:`pathgrade.io.jsonl.line_limit`) is an
-error. Columns are separated by ASCII whitespace (and the ASCII separators ``\x1c``-``\x1f``)
-only, as trec_eval separates them: a no-break space or U+2028 inside an id is part of the id,
-not a column break that would shift the score column. A qrels or run file without a single
-judgment or result is an error, not an empty evaluation.
+error. Columns are separated by runs of ASCII whitespace only (C ``isspace``: space, ``\t``,
+``\n``, ``\v``, ``\f``, ``\r``), as trec_eval's tokenizer separates them: any other byte,
+a no-break space, U+3000, U+2028 or one of the ASCII separators ``\x1c``-``\x1f`` (which
+Python's ``str.split`` would break at), is part of its id, not a column break that would shift
+the score column. A qrels or run file without a single judgment or result is an error, not an
+empty evaluation.
+
+TREC text files are split with NumPy, a few MiB at a time (:mod:`pathgrade.io.trec_columns`);
+a file that the vectorised reader cannot decide (an error anywhere, a NUL or other control
+byte, a repeated judgment, a pipe or device rather than a regular file) is read line by line
+instead, which names the line of the first error. Both readers give the same result on every
+input (property tests check it).
+:func:`read_qrels_columns` and :func:`read_run_columns` return the rows as
+:class:`~pathgrade.metrics.retrieval.columns.Columns` for
+:func:`~pathgrade.metrics.retrieval.batch_columns.from_columns`, without a dict per query.
 
 Every error is an :class:`~pathgrade.core.errors.InputError` naming the file and line.
 """
@@ -37,12 +48,15 @@ import orjson
 
 from pathgrade.core.errors import InputError
 from pathgrade.io.jsonl import BOM, MAX_LINE_BYTES_ENV, line_limit
+from pathgrade.io.trec_columns import QRELS, RUN, Table, read_table
+from pathgrade.metrics.retrieval.columns import Columns, distinct
 
 DuplicatePolicy = Literal["first", "error"]
 _ASCII_WHITESPACE = " \t\n\r\x0b\x0c"
-#: Column breaks: ASCII whitespace and the separators \x1c-\x1f (what ``str.split`` breaks
-#: ASCII text at); a non-ASCII character (a no-break space, U+2028) is part of its column.
-_COLUMN_BREAK = re.compile("[ \t\n\r\x0b\x0c\x1c-\x1f]+")
+#: Column breaks: C ``isspace`` (trec_eval's); every other character is part of its column.
+_COLUMN_BREAK = re.compile("[ \t\n\r\x0b\x0c]+")
+#: Characters that ``str.split()`` breaks at beyond ASCII whitespace, in ASCII text.
+_SPLIT_ALSO = re.compile("[\x1c-\x1f]")
 
 
 @dataclass(frozen=True)
@@ -52,6 +66,39 @@ class RunFile:
     run: dict[str, dict[str, float]]
     duplicates: int = 0
     run_ids: tuple[str, ...] = field(default=())
+
+
+@dataclass(frozen=True)
+class RunColumns:
+    """A run as read into columns: each (query, doc) once, plus what reading noticed."""
+
+    columns: Columns
+    duplicates: int = 0
+    run_ids: tuple[str, ...] = field(default=())
+
+
+def _qrels_split(path: str | Path) -> Columns | None:
+    """The qrels by the vectorised reader, or None (then read line by line)."""
+    table = read_table(path, QRELS, line_limit())
+    if table is None:
+        return None
+    if not len(table.rows):
+        raise InputError("no judgments: the qrels file is empty", file=str(path))
+    # A repeated judgment is an error naming its line: the per-line reader names it.
+    return table.rows if table.rows.repeats == 0 else None
+
+
+def _run_split(path: str | Path, duplicates: DuplicatePolicy) -> tuple[Table, int] | None:
+    """The run's rows (repeats kept) and how many repeat, or None (then read line by line)."""
+    table = read_table(path, RUN, line_limit())
+    if table is None:
+        return None
+    if not len(table.rows):
+        raise InputError("no results: the run file is empty", file=str(path))
+    removed = table.rows.repeats
+    if removed and duplicates == "error":
+        return None  # the per-line reader names the line of the first repeat
+    return table, removed
 
 
 def _lines(path: str | Path) -> Iterator[tuple[int, str]]:
@@ -85,6 +132,13 @@ def _lines(path: str | Path) -> Iterator[tuple[int, str]]:
             raise InputError(f"cannot read: {error.strerror}", file=name) from None
 
 
+def _fields(text: str) -> list[str]:
+    """The columns of a stripped line, split where trec_eval splits them."""
+    if text.isascii() and not _SPLIT_ALSO.search(text):
+        return text.split()
+    return _COLUMN_BREAK.split(text)
+
+
 def _is_jsonl(path: str | Path) -> bool:
     for _, text in _lines(path):
         return text.startswith("{")
@@ -105,6 +159,24 @@ def _number(text: object, what: str, name: str, line: int) -> float:
 
 def read_qrels(path: str | Path) -> dict[str, dict[str, float]]:
     """Read qrels into ``{query: {doc: gain}}``; a repeated (query, doc) is an error."""
+    if not _is_jsonl(path):
+        fast = _qrels_split(path)
+        if fast is not None:
+            return fast.to_mapping("error")
+    return _qrels_by_line(path)
+
+
+def read_qrels_columns(path: str | Path) -> Columns:
+    """Read qrels as rows (query, doc, gain): what :func:`read_qrels` reads, as columns."""
+    if not _is_jsonl(path):
+        fast = _qrels_split(path)
+        if fast is not None:
+            return fast
+    return Columns.from_mapping(_qrels_by_line(path))
+
+
+def _qrels_by_line(path: str | Path) -> dict[str, dict[str, float]]:
+    """The exact reader, one line (or JSON record) at a time."""
     name = str(path)
     qrels: dict[str, dict[str, float]] = {}
 
@@ -141,7 +213,7 @@ def read_qrels(path: str | Path) -> dict[str, dict[str, float]]:
             raise InputError("no judgments: the qrels file is empty", file=name)
         return qrels
     for line, text in _lines(path):
-        fields = text.split() if text.isascii() else _COLUMN_BREAK.split(text)
+        fields = _fields(text)
         if len(fields) != 4:
             raise InputError(
                 f"expected 4 columns 'qid iter docno rel', got {len(fields)}: {text[:80]!r}",
@@ -161,6 +233,29 @@ def read_run(path: str | Path, *, duplicates: DuplicatePolicy = "first") -> RunF
     score; on equal scores, the earlier line) and is counted in ``RunFile.duplicates``;
     ``duplicates="error"`` makes it an error naming the line.
     """
+    if not _is_jsonl(path):
+        fast = _run_split(path, duplicates)
+        if fast is not None:
+            table, removed = fast
+            return RunFile(table.rows.to_mapping("max"), removed, table.tags)
+    return _run_by_line(path, duplicates)
+
+
+def read_run_columns(path: str | Path, *, duplicates: DuplicatePolicy = "first") -> RunColumns:
+    """Read a run as rows (query, doc, score), each (query, doc) once with its largest score:
+    what :func:`read_run` reads, as columns (in no specified order)."""
+    if not _is_jsonl(path):
+        fast = _run_split(path, duplicates)
+        if fast is not None:
+            table, removed = fast
+            rows = distinct(table.rows)[0] if removed else table.rows
+            return RunColumns(rows, removed, table.tags)
+    read = _run_by_line(path, duplicates)
+    return RunColumns(Columns.from_mapping(read.run), read.duplicates, read.run_ids)
+
+
+def _run_by_line(path: str | Path, duplicates: DuplicatePolicy) -> RunFile:
+    """The exact reader, one line (or JSON record) at a time."""
     name = str(path)
     run: dict[str, dict[str, float]] = {}
     run_ids: dict[str, None] = {}
@@ -201,7 +296,7 @@ def read_run(path: str | Path, *, duplicates: DuplicatePolicy = "first") -> RunF
             raise InputError("no results: the run file is empty", file=name)
         return RunFile(run, dupes, tuple(run_ids))
     for line, text in _lines(path):
-        fields = text.split() if text.isascii() else _COLUMN_BREAK.split(text)
+        fields = _fields(text)
         if len(fields) < 5:
             raise InputError(
                 f"expected 'qid Q0 docno rank score [run_id]', got {len(fields)} columns: "
@@ -222,7 +317,7 @@ def read_parent_map(path: str | Path) -> dict[str, str]:
     name = str(path)
     parents: dict[str, str] = {}
     for line, text in _lines(path):
-        fields = text.split() if text.isascii() else _COLUMN_BREAK.split(text)
+        fields = _fields(text)
         if len(fields) != 2:
             raise InputError(
                 f"expected 2 columns 'chunk_id parent_id', got {len(fields)}", file=name, line=line
