@@ -9,7 +9,6 @@ from __future__ import annotations
 import shlex
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from rich.console import Console
 from rich.table import Table
@@ -17,6 +16,7 @@ from rich.text import Text
 
 from pathgrade.core.results import Defect, ScoreResult
 from pathgrade.report.display import clip
+from pathgrade.report.text import cell
 
 __all__ = [
     "LEGEND",
@@ -41,16 +41,6 @@ LEGEND = (
     ("defects", "kind, @N the agent step it is on (ref@N a reference step), -P points lost"),
     ("", "steps count from 0, as in --json and the report; docs/trajectory.md defines all"),
 )
-
-
-def _cell(value: Any) -> Text:
-    if value is None:
-        return Text("-", style="dim")
-    if isinstance(value, bool):
-        return Text("yes" if value else "no", style="green" if value else "red")
-    if isinstance(value, float):
-        return Text(f"{value:.3g}" if abs(value) >= 10 else f"{value:.3f}")
-    return Text(str(value))
 
 
 def defect_text(defect: Defect) -> str:
@@ -81,8 +71,8 @@ def render_runs(console: Console, result: ScoreResult, limit: int) -> None:
         table.add_row(
             Text(clip(run.case_id) + (f" / {clip(run.run_id)}" if run.run_id else "")),
             Text(str(run.trial)),
-            _cell(run.reference_index),
-            *(_cell(run.metrics.get(name)) for name, _ in RUN_COLUMNS),
+            cell(run.reference_index),
+            *(cell(run.metrics.get(name)) for name, _ in RUN_COLUMNS),
             Text(defects or "-"),
         )
     console.print(table)

@@ -18,63 +18,68 @@ is found in (``reference[2].after``).
 
 from __future__ import annotations
 
-import sys
 from operator import attrgetter
 from typing import Annotated, Any, Literal
 
 from pydantic import (
-    AfterValidator,
-    BaseModel,
     BeforeValidator,
     ConfigDict,
-    Discriminator,
     Field,
     Strict,
-    Tag,
     field_validator,
     model_validator,
 )
 
-from pathgrade.core.nesting import check_nesting
+from pathgrade.core.fields import (
+    INT64_MAX,
+    Amount,
+    Approval,
+    Arguments,
+    Budget,
+    Count,
+    FieldError,
+    Flag,
+    Free,
+    FreeObject,
+    Int64,
+    Name,
+    Number,
+    OrderMode,
+    RepeatBounds,
+    ToolKind,
+    Usage,
+    _Strict,
+)
+from pathgrade.core.labels import Citation, Claim, ContextUnit, Retrieved, RetrievedItem
 
-#: A name that recurs across many records (a tool, a case id): interned when validated, so
-#: equal names share one string object (less memory; dictionary look-ups that compare by
-#: identity first, as the scorer's per-step interning does, touch no second string).
-Name = Annotated[str, AfterValidator(sys.intern)]
-OrderMode = Literal["total", "partial", "none"]
-ToolKind = Literal["read", "write"]
-Approval = Literal["granted", "denied"]
-#: Free-form JSON (arguments, outputs, metadata, states): any value nesting at most
-#: :data:`~pathgrade.core.nesting.MAX_DEPTH` levels (deeper could be read, but not stored,
-#: reported or scored: orjson writes at most 254 levels).
-Free = Annotated[Any, AfterValidator(check_nesting)]
-FreeObject = Annotated[dict[str, Any], AfterValidator(check_nesting)]
-Arguments = Annotated[dict[str, Any] | list[Any], AfterValidator(check_nesting)]
-#: The largest integer a field holds (it is stored as a signed 64-bit integer).
-INT64_MAX = (1 << 63) - 1
-#: A count or an index: an integer (not a boolean, not a float) from 0 to ``INT64_MAX``.
-Count = Annotated[int, Strict(), Field(ge=0, le=INT64_MAX)]
-#: A signed 64-bit integer (not a boolean, not a float).
-Int64 = Annotated[int, Strict(), Field(ge=-INT64_MAX - 1, le=INT64_MAX)]
-#: An amount (tokens, cost, milliseconds): a finite number >= 0 (an integer is accepted).
-Amount = Annotated[float, Strict(), Field(ge=0, allow_inf_nan=False)]
-#: A finite number (an integer is accepted; a boolean is not).
-Number = Annotated[float, Strict(), Field(allow_inf_nan=False)]
-#: ``true`` or ``false``, nothing else.
-Flag = Annotated[bool, Strict()]
-
-
-class FieldError(ValueError):
-    """A problem of a record that involves several of its fields, found in ``field`` (a path
-    relative to the record, such as ``reference[2].after``)."""
-
-    def __init__(self, field: str, message: str) -> None:
-        super().__init__(message)
-        self.field = field
-
-
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, str_strip_whitespace=False)
+__all__ = [
+    "INT64_MAX",
+    "Amount",
+    "Approval",
+    "Arguments",
+    "Budget",
+    "Case",
+    "Citation",
+    "Claim",
+    "ContextUnit",
+    "Count",
+    "FieldError",
+    "Flag",
+    "Free",
+    "FreeObject",
+    "Injection",
+    "Int64",
+    "Name",
+    "Number",
+    "OrderMode",
+    "RepeatBounds",
+    "Retrieved",
+    "RetrievedItem",
+    "Run",
+    "Step",
+    "ToolKind",
+    "Usage",
+]
 
 
 class Step(_Strict):
@@ -156,19 +161,6 @@ ONE_OF_TOOL = "one_of"
 GRAMMAR_FIELDS = ("optional", "one_of", "repeat", "group")
 
 
-class RepeatBounds(_Strict):
-    """A call that may legitimately happen ``min`` to ``max`` times (polling, pagination)."""
-
-    min: Count = 1
-    max: Count
-
-    @model_validator(mode="after")
-    def _ordered(self) -> RepeatBounds:
-        if self.max < max(self.min, 1):
-            raise FieldError("max", f"max {self.max} is below min {self.min} (or 1)")
-        return self
-
-
 def grammar_field(step: Step) -> str | None:
     """The first grammar field ``step`` carries (``None``: a plain call)."""
     if step.optional:
@@ -203,28 +195,6 @@ def format_step(step: Step) -> str:
     if not args:
         return step.tool
     return f"{step.tool}({', '.join(f'{k}={v!r}' for k, v in args.items())})"
-
-
-class Budget(_Strict):
-    """Limits for one run; each is optional. A run is over budget when it exceeds any."""
-
-    steps: Count | None = None
-    tokens: Amount | None = None
-    cost: Amount | None = None
-    latency_ms: Amount | None = None
-
-
-class Usage(_Strict):
-    """Totals the harness recorded for a run (preferred over the sums of per-step values).
-
-    ``input_tokens``/``output_tokens``: the split of the tokens, which prices a run whose
-    trace gives no cost (``[prices]``, :mod:`pathgrade.metrics.system.usage`)."""
-
-    tokens: Amount | None = None
-    cost: Amount | None = None
-    latency_ms: Amount | None = None
-    input_tokens: Amount | None = None
-    output_tokens: Amount | None = None
 
 
 _STEP_ID = attrgetter("id")
@@ -375,79 +345,6 @@ def _check_path_ids(path: tuple[Step, ...], where: str, name: str) -> None:
                     f"step {step.tool!r} is 'after' unknown id {dep!r} (no step of {name} has"
                     " that id)",
                 )
-
-
-class RetrievedItem(_Strict):
-    """One retrieved unit, in rank order: an id, optionally with the retriever's score.
-
-    The shorthand is a bare id string.
-    """
-
-    id: str = Field(min_length=1)
-    score: Number | None = None
-
-    @model_validator(mode="before")
-    @classmethod
-    def _bare_id(cls, value: Any) -> Any:
-        return {"id": value} if isinstance(value, str) else value
-
-
-def _retrieved_form(value: Any) -> str:
-    return "retrieved-id" if type(value) is str else "retrieved-item"
-
-
-#: A retrieved unit: a bare id stays the string itself (the shorthand), anything else is a
-#: :class:`RetrievedItem` (see ``Run.retrieved``).
-Retrieved = Annotated[
-    Annotated[Annotated[str, Field(min_length=1)], Tag("retrieved-id")]
-    | Annotated[RetrievedItem, Tag("retrieved-item")],
-    Discriminator(_retrieved_form),
-]
-
-
-class ContextUnit(_Strict):
-    """One unit of context actually shown to the model: an id and, optionally, its version.
-
-    The shorthand is a bare id string (version unknown).
-    """
-
-    id: str = Field(min_length=1)
-    version_id: str | None = None
-
-    @model_validator(mode="before")
-    @classmethod
-    def _bare_id(cls, value: Any) -> Any:
-        return {"id": value} if isinstance(value, str) else value
-
-
-class Claim(_Strict):
-    """One atomic claim of the answer.
-
-    ``supported``: true (the context supports it), false (it does not), null (not verifiable;
-    excluded from faithfulness). ``key``: the claim needs evidence (counted by citation recall).
-    """
-
-    text: str
-    supported: Flag | None = None
-    key: Flag = True
-
-    @field_validator("text")
-    @classmethod
-    def _has_text(cls, value: str) -> str:
-        if not value.strip():
-            raise ValueError("a claim needs a non-empty 'text'")
-        return value
-
-
-class Citation(_Strict):
-    """A citation: the claim it backs (0-based index into ``claims``; null for the whole answer),
-    the cited chunk and version, and whether the chunk entails the claim (null: not labelled).
-    """
-
-    chunk_id: str = Field(min_length=1)
-    version_id: str | None = None
-    claim: Count | None = None
-    entails: Flag | None = None
 
 
 def _check_unit_interval(name: str, value: float | None) -> float | None:

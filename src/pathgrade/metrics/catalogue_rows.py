@@ -8,118 +8,21 @@ that scoring emits without a row.
 
 from __future__ import annotations
 
-import math
-from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Literal
+from pathgrade.metrics.catalogue_row import (
+    INF,
+    JSON_KINDS,
+    UNKNOWN_TOTAL,
+    Kind,
+    Layer,
+    MetricRow,
+)
+from pathgrade.metrics.catalogue_row import H as _H
+from pathgrade.metrics.catalogue_row import L as _L
+from pathgrade.metrics.catalogue_row import N as _N
+from pathgrade.metrics.catalogue_system_rows import SYSTEM, SYSTEM_RESUME, SYSTEM_USAGE
 
-from pathgrade.core.results import MetricKind
-from pathgrade.metrics.spec import Direction, UndefinedPolicy
+__all__ = ["INF", "JSON_KINDS", "ROWS", "Kind", "Layer", "MetricRow"]
 
-Kind = Literal["binary", "count", "proportion", "score", "quantity"]
-Layer = Literal[
-    "trajectory",
-    "retrieval",
-    "tool",
-    "answer",
-    "abstention",
-    "trials",
-    "usage",
-    "defects",
-    "judge",
-    "system",
-]
-
-INF = math.inf
-_KIND_RANGE: dict[str, tuple[float, float]] = {
-    "binary": (0.0, 1.0),
-    "count": (0.0, INF),
-    "proportion": (0.0, 1.0),
-    "quantity": (0.0, INF),
-}
-#: How a value of each kind is typed in JSON (:func:`pathgrade.core.results.json_value`):
-#: binary as ``bool``, count as ``int``, proportion as a ``rate`` number, the rest as numbers.
-JSON_KINDS: Mapping[Kind, MetricKind] = {
-    "binary": "bool",
-    "count": "count",
-    "proportion": "rate",
-    "score": "score",
-    "quantity": "score",
-}
-
-
-@dataclass(frozen=True, slots=True)
-class MetricRow:
-    """One metric: what it is called, where it comes from, and how to read its value.
-
-    Attributes:
-        name: the emitted name; for a family, its pattern spelled ``rubric.<dimension>``.
-        layer: the layer that emits it.
-        direction: ``higher`` or ``lower`` is better; ``neither`` where no direction means
-            anything (a property of the gold, a correlation whose ideal is 0).
-        kind: ``binary`` (0/1), ``count`` (a non-negative integer), ``proportion`` (a ratio
-            in [0, 1]), ``score`` (a number on its own scale), ``quantity`` (a measured
-            amount in ``unit``).
-        definition: the one-line definition.
-        undefined_when: when the value is undefined (empty: whenever its layer does not apply).
-        unit: what one unit of the value is (empty: dimensionless).
-        bounds: the range ``(lo, hi)`` (``hi`` may be ``inf``, ``lo`` ``-inf``); by default
-            [0, 1] for binary and proportion, [0, inf) for count and quantity; a ``score``
-            must give its own.
-        aliases: other accepted spellings (retrieval: ``P`` for ``precision``).
-        pattern: for a family, the regular expression its names match in full.
-        undefined: what an undefined value becomes; ``nan`` = ``null`` in JSON, excluded from
-            every mean and counted (``undefined`` in summaries and comparisons).
-    """
-
-    name: str
-    layer: Layer
-    direction: Direction
-    kind: Kind
-    definition: str
-    undefined_when: str = ""
-    unit: str = ""
-    bounds: tuple[float, float] | None = None
-    aliases: tuple[str, ...] = ()
-    pattern: str = ""
-    undefined: UndefinedPolicy = "nan"
-
-    @property
-    def range(self) -> tuple[float, float]:
-        """``(lo, hi)``: ``bounds``, else the kind's default."""
-        if self.bounds is not None:
-            return self.bounds
-        if self.kind not in _KIND_RANGE:
-            raise ValueError(f"catalogue row {self.name!r}: a score needs explicit bounds")
-        return _KIND_RANGE[self.kind]
-
-    @property
-    def lo(self) -> float:
-        return self.range[0]
-
-    @property
-    def hi(self) -> float:
-        return self.range[1]
-
-    @property
-    def parameterised(self) -> bool:
-        """Takes ``@k`` and ``(key=value)`` parameters (the retrieval metrics)."""
-        return self.layer == "retrieval"
-
-    @property
-    def higher_is_better(self) -> bool:
-        """True when higher is better (False for ``lower`` and ``neither``)."""
-        return self.direction == "higher"
-
-    @property
-    def json_kind(self) -> MetricKind:
-        """How a value is typed in JSON (:data:`JSON_KINDS`)."""
-        return JSON_KINDS[self.kind]
-
-
-_H: Direction = "higher"
-_L: Direction = "lower"
-_N: Direction = "neither"
 _NO_REF = "the case has no reference path"
 
 _TRAJECTORY = (
@@ -322,17 +225,16 @@ _TRIALS = (
             " and counted", pattern=r"pass\^[1-9][0-9]*"),
 )  # fmt: skip
 
-_UNKNOWN_TOTAL = "neither the run nor any step recorded it"
 _USAGE = (
     MetricRow("usage.steps", "usage", _L, "count", "steps (tool calls) the run made",
             unit="steps"),
     MetricRow("usage.tokens", "usage", _L, "quantity",
-            "the run's recorded tokens, else the sum over its steps", _UNKNOWN_TOTAL, "tokens"),
+            "the run's recorded tokens, else the sum over its steps", UNKNOWN_TOTAL, "tokens"),
     MetricRow("usage.cost", "usage", _L, "quantity",
-            "the run's recorded cost, else the sum over its steps", _UNKNOWN_TOTAL,
+            "the run's recorded cost, else the sum over its steps", UNKNOWN_TOTAL,
             "currency units as recorded"),
     MetricRow("usage.latency_ms", "usage", _L, "quantity",
-            "the run's recorded latency, else the sum over its steps", _UNKNOWN_TOTAL, "ms"),
+            "the run's recorded latency, else the sum over its steps", UNKNOWN_TOTAL, "ms"),
 )  # fmt: skip
 
 _DEFECTS = tuple(
@@ -382,55 +284,6 @@ _JUDGE = (
             "fewer than two scored answers, or a constant side", bounds=(-1.0, 1.0)),
 )  # fmt: skip
 
-_SYSTEM = (
-    MetricRow("safe_termination", "system", _H, "binary",
-            "after the first unrecovered fault: no write but retries, and the answer says"
-            " so ([termination] markers)",
-            "no unrecovered fault"),
-)  # fmt: skip
-
-# The system layer's latency, tokens and cost (metrics/system/usage.py): per run, and their
-# distribution over the run set in the summary (summary["system"][amount][statistic]).
-_NO_AMOUNT = "neither the run nor any step recorded it"
-_STATISTIC = "(mean|p50|p95|p99|max)"
-_SYSTEM_USAGE = (
-    MetricRow("latency_ms", "system", _L, "quantity",
-            "the run's recorded latency, else the sum of its steps' (time in calls)",
-            _NO_AMOUNT, "ms"),
-    MetricRow("tokens", "system", _L, "quantity",
-            "the run's recorded tokens, else input + output tokens, else the steps' sum",
-            _NO_AMOUNT, "tokens"),
-    MetricRow("cost", "system", _L, "quantity",
-            "the recorded cost, else the steps' sum, else tokens priced by [prices] for the"
-            " trace's model", "nothing recorded or priceable: no tokens, no model, a model"
-            " without a price, or only a total with unequal input/output prices", "USD"),
-    MetricRow("latency_ms.<statistic>", "system", _L, "quantity",
-            "over the runs' latency_ms: mean of per-case means; p50/p95/p99 (type-7"
-            " percentiles) and max over every run (summary)", "no run has latency_ms", "ms",
-            pattern=rf"latency_ms\.{_STATISTIC}"),
-    MetricRow("tokens.<statistic>", "system", _L, "quantity",
-            "over the runs' tokens: mean of per-case means; p50/p95/p99 (type-7 percentiles)"
-            " and max over every run (summary)", "no run has tokens", "tokens",
-            pattern=rf"tokens\.{_STATISTIC}"),
-    MetricRow("cost.<statistic>", "system", _L, "quantity",
-            "over the runs' cost: mean of per-case means; p50/p95/p99 (type-7 percentiles)"
-            " and max over every run (summary)", "no run has a known cost", "USD",
-            pattern=rf"cost\.{_STATISTIC}"),
-)  # fmt: skip
-
-# The system layer's state after resume (metrics/system/resume.py): runs with a resumed step.
-_NO_RESUME = "the run has no resumed step"
-_SYSTEM_RESUME = (
-    MetricRow("resumes", "system", _N, "count", "steps marked resumed (the run was stopped"
-            " before each and restarted)", _NO_RESUME, "resumes"),
-    MetricRow("repeated_reads_after_resume", "system", _L, "count",
-            "non-write calls repeating a call that succeeded before the latest resume",
-            _NO_RESUME, "calls"),
-    MetricRow("state_consistent_after_resume", "system", _H, "binary",
-            "the resumed run's final_state equals the case's expected_state (no difference)",
-            _NO_RESUME + ", or the case has no expected_state or the run no final_state"),
-)  # fmt: skip
-
 #: Every row, grouped by layer.
 ROWS: tuple[MetricRow, ...] = (
     *_TRAJECTORY,
@@ -442,7 +295,7 @@ ROWS: tuple[MetricRow, ...] = (
     *_USAGE,
     *_DEFECTS,
     *_JUDGE,
-    *_SYSTEM,
-    *_SYSTEM_USAGE,
-    *_SYSTEM_RESUME,
+    *SYSTEM,
+    *SYSTEM_USAGE,
+    *SYSTEM_RESUME,
 )

@@ -11,19 +11,13 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from pathgrade.core.results import ScoreResult
 from pathgrade.metrics import catalogue
 from pathgrade.report.display import clip
 from pathgrade.report.summary_text import render_case_table, render_slices, render_system
 
-_RUN_COLUMNS = (
-    ("path_score", "path"),
-    ("composite", "comp"),
-    ("goal_success", "goal"),
-)
 
-
-def _cell(value: Any) -> Text:
+def cell(value: Any) -> Text:
+    """A value as a table cell: ``-`` for none, yes/no, floats to 3 significant digits."""
     if value is None:
         return Text("-", style="dim")
     if isinstance(value, bool):
@@ -31,34 +25,6 @@ def _cell(value: Any) -> Text:
     if isinstance(value, float):
         return Text(f"{value:.3g}" if abs(value) >= 10 else f"{value:.3f}")
     return Text(str(value))
-
-
-def render_runs(console: Console, result: ScoreResult, limit: int) -> None:
-    """One row per run (up to ``limit``): identity, headline scores, defects."""
-    table = Table(title="Runs", show_lines=False)
-    table.add_column("case / run", overflow="fold", ratio=2)
-    for header in ("trial", "ref"):
-        table.add_column(header, justify="right")
-    for _, header in _RUN_COLUMNS:
-        table.add_column(header, justify="right")
-    table.add_column("defects", overflow="fold", ratio=3)
-    for index in range(min(limit, len(result))):
-        run = result[index]
-        defects = "\n".join(
-            f"{d.kind} -{d.penalty:g}" if d.penalty else d.kind for d in run.defects
-        )
-        table.add_row(
-            Text(clip(run.case_id) + (f" / {clip(run.run_id)}" if run.run_id else "")),
-            Text(str(run.trial)),
-            _cell(run.reference_index),
-            *(_cell(run.metrics.get(name)) for name, _ in _RUN_COLUMNS),
-            Text(defects or "-"),
-        )
-    console.print(table)
-    if len(result) > limit:
-        console.print(
-            Text(f"... {len(result) - limit} more runs (use --json or --out for all)", "dim")
-        )
 
 
 def _better(name: str) -> Text:
@@ -80,7 +46,7 @@ def _run_table(console: Console, summary: Mapping[str, Any]) -> None:
         if name in ("runs", "undefined") or isinstance(value, dict | list):
             continue
         table.add_row(
-            Text(clip(name)), _cell(value), _better(name), Text(str(undefined.get(name, 0)))
+            Text(clip(name)), cell(value), _better(name), Text(str(undefined.get(name, 0)))
         )
     console.print(table)
 
@@ -103,7 +69,7 @@ def render_summary(console: Console, summary: Mapping[str, Any]) -> None:
     if abstention:
         shown = ("coverage", "selective_accuracy", "risk", "aurc")
         console.print(
-            Text("abstention: " + ", ".join(f"{k} {_cell(abstention.get(k)).plain}" for k in shown))
+            Text("abstention: " + ", ".join(f"{k} {cell(abstention.get(k)).plain}" for k in shown))
         )
     not_computed = summary.get("not_computed")
     if not_computed:

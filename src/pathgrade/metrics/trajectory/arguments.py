@@ -45,7 +45,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rapidfuzz import fuzz
-from rapidfuzz.utils import default_process
 
 from pathgrade.core.config import (
     CALL_MODES,
@@ -56,7 +55,7 @@ from pathgrade.core.config import (
 )
 from pathgrade.core.errors import ConfigError
 from pathgrade.metrics.trajectory.evidence import ArgumentEvidence
-from pathgrade.metrics.trajectory.frozen_values import DICT_TAG, as_number
+from pathgrade.metrics.trajectory.frozen_values import DICT_TAG
 from pathgrade.metrics.trajectory.frozen_values import (  # re-exported: callers import them here
     freeze as freeze,
 )
@@ -64,6 +63,7 @@ from pathgrade.metrics.trajectory.frozen_values import (
     normalize_text as normalize_text,
 )
 from pathgrade.metrics.trajectory.semantic_fields import FieldDetail, SemanticField
+from pathgrade.metrics.trajectory.value_matching import fuzzy_equal, numeric_equal
 
 ValueMatcher = Callable[[Any, Any], bool]
 _KEYABLE = frozenset({"exact", "normalized", "ignore"})
@@ -75,41 +75,6 @@ _SCORERS: dict[str, Callable[..., float]] = {
     "partial_ratio": fuzz.partial_ratio,
     "WRatio": fuzz.WRatio,
 }
-
-
-def _fuzzy_equal(ref: Any, agent: Any, scorer: Callable[..., float], threshold: float) -> bool:
-    if isinstance(ref, str) and isinstance(agent, str):
-        if ref == agent:
-            return True
-        a, b = default_process(ref), default_process(agent)
-        if not a or not b:
-            return False
-        return scorer(a, b) >= threshold
-    if isinstance(ref, dict) and isinstance(agent, dict):
-        return ref.keys() == agent.keys() and all(
-            _fuzzy_equal(ref[k], agent[k], scorer, threshold) for k in ref
-        )
-    if isinstance(ref, list | tuple) and isinstance(agent, list | tuple):
-        return len(ref) == len(agent) and all(
-            _fuzzy_equal(r, a, scorer, threshold) for r, a in zip(ref, agent, strict=True)
-        )
-    return freeze(ref) == freeze(agent)
-
-
-def _numeric_equal(ref: Any, agent: Any, abs_tol: float, rel_tol: float) -> bool:
-    def number(value: Any) -> float | None:
-        if isinstance(value, bool):
-            return None
-        if isinstance(value, int | float):
-            return float(value)
-        if isinstance(value, str):
-            return as_number(value.strip())
-        return None
-
-    r, a = number(ref), number(agent)
-    if r is None or a is None:
-        return freeze(ref) == freeze(agent)
-    return abs(r - a) <= max(abs_tol, rel_tol * abs(r))
 
 
 @dataclass(frozen=True)
@@ -183,7 +148,7 @@ class ToolMatcher:
         if self.mode == "judge":
             return self._semantic(name).judge(ref, agent).matched
         if self.mode == "fuzzy":
-            return _fuzzy_equal(ref, agent, self.scorer, self.threshold)
+            return fuzzy_equal(ref, agent, self.scorer, self.threshold)
         if self.mode == "normalized":
             return freeze(ref, normalized=True) == freeze(agent, normalized=True)
         return freeze(ref) == freeze(agent)
@@ -296,12 +261,12 @@ def _field_matcher(
         threshold = spec.threshold if spec.threshold is not None else default_threshold
 
         def compare(r: Any, a: Any) -> bool:
-            return _fuzzy_equal(r, a, scorer, threshold)
+            return fuzzy_equal(r, a, scorer, threshold)
     elif mode == "numeric":
         abs_tol, rel_tol = spec.abs_tol, spec.rel_tol
 
         def compare(r: Any, a: Any) -> bool:
-            return _numeric_equal(r, a, abs_tol, rel_tol)
+            return numeric_equal(r, a, abs_tol, rel_tol)
     elif mode == "ignore":
 
         def compare(r: Any, a: Any) -> bool:
