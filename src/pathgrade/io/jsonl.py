@@ -39,7 +39,6 @@ from io import BufferedReader
 from pathlib import Path
 from typing import IO, Any
 
-import msgspec
 import orjson
 
 from pathgrade.core.errors import InputError
@@ -69,7 +68,6 @@ BOM = b"\xef\xbb\xbf"
 JSON_WHITESPACE = b" \t\r\n"
 
 _TOO_DEEP = f"nested deeper than {MAX_DEPTH} levels of arrays and objects"
-_RAW_ARRAY = msgspec.json.Decoder(list[msgspec.Raw])
 _AT_BYTE = re.compile(r"\(byte (\d+)\)")
 _TOKENS = re.compile(rb'"(?:[^"\\]|\\.)*"|[\[\]{}]', re.DOTALL)
 
@@ -205,9 +203,11 @@ def _array_records(
     data: bytes, name: str, first_line: int, limit: int
 ) -> Iterator[tuple[int, Any]]:
     """The records of the JSON array ``data`` (which starts at line ``first_line``)."""
+    import msgspec  # only for JSON arrays: the TREC and JSONL readers never need it
+
     start = len(data) - len(data.lstrip(JSON_WHITESPACE))
     try:
-        raws = _RAW_ARRAY.decode(data[start:] if start else data)
+        raws = msgspec.json.decode(data[start:] if start else data, type=list[msgspec.Raw])
     except msgspec.DecodeError as error:
         found = _AT_BYTE.search(str(error))
         at = start + int(found.group(1)) if found else len(data)

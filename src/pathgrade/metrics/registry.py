@@ -18,14 +18,22 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
-from importlib.metadata import entry_points
-from typing import Literal
+from typing import Any, Literal
 
 from pathgrade.core.errors import InputError
 from pathgrade.metrics import catalogue
 from pathgrade.metrics.spec import UNDEFINED_POLICIES, Direction, MetricSpec, as_spec
 
 ENTRY_POINT_GROUP = "pathgrade.metrics"
+
+
+def entry_points(group: str) -> Any:
+    """The installed entry points of ``group`` (importlib.metadata, imported only when needed)."""
+    from importlib.metadata import entry_points as installed
+
+    return installed(group=group)
+
+
 Cutoff = Literal["optional", "required", "none"]
 
 

@@ -119,10 +119,7 @@ class RetrievalResult:
         doc: dict[str, Any] = {
             "summary": {k: _json_float(v) for k, v in self.summary().items()},
             "micro": {k: _json_float(v) for k, v in self.micro().items()},
-            "per_query": {
-                q: {k: _json_float(v) for k, v in row.items()}
-                for q, row in (self.per_query().items() if per_query else ())
-            },
+            "per_query": self._json_per_query() if per_query else {},
             "queries": len(self.query_ids),
             "missing_in_run": len(self.missing_in_run),
             "not_in_gold": len(self.not_in_gold),
@@ -133,6 +130,19 @@ class RetrievalResult:
             },
         }
         return doc
+
+    def _json_per_query(self) -> dict[str, dict[str, float | None]]:
+        """:meth:`per_query` with ``nan`` as ``None``, built a column at a time."""
+        names = [m.name for m in self.metrics]
+        columns = []
+        for m in self.metrics:
+            values = m.values.astype(object)
+            values[np.isnan(m.values)] = None
+            columns.append(values.tolist())
+        return {
+            q: dict(zip(names, row, strict=True))
+            for q, row in zip(self.query_ids, zip(*columns, strict=True), strict=True)
+        }
 
     def __repr__(self) -> str:
         names = ", ".join(m.name for m in self.metrics)
