@@ -6,7 +6,7 @@ import ast
 from pathlib import Path
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "pathgrade"
-PURE = ("metrics", "stats", "gates", "core")
+PURE = ("metrics", "stats", "gates", "core", "cases")
 FORBIDDEN = ("io", "store", "report", "judge", "engines", "cli")
 
 

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from pathgrade.cases.refuse import refuse_impossible
 from pathgrade.core.agent_scope import agent_summary, scoped
 from pathgrade.core.config import ScoringConfig
 from pathgrade.core.errors import InputError
@@ -41,10 +42,11 @@ from pathgrade.layers import (
     tool_columns,
     trial_summary,
 )
-from pathgrade.metrics.tool.schemas import ToolSet
+from pathgrade.metrics.tool.schemas import ToolSet, with_tool_approvals
 from pathgrade.metrics.tool.validators import Validator
 from pathgrade.metrics.trajectory.alignment_text import StepTexts
 from pathgrade.metrics.trajectory.evidence import ArgumentEvidence
+from pathgrade.metrics.trajectory.field_details import uses_field_modes, with_field_details
 from pathgrade.metrics.trajectory.outputs import TRAJECTORY_METRICS
 from pathgrade.metrics.trajectory.scorer import score_trajectories
 from pathgrade.plugins import argument_matchers
@@ -127,14 +129,21 @@ def score(
 
     Raises:
         InputError: a duplicate case id, a run for an unknown case, or bad layer input.
+        ImpossibleReferenceError: (an ``InputError``) a case that runs are scored against fails
+            an error-level check of ``pathgrade cases lint`` (:mod:`pathgrade.cases.refuse`).
     """
     config = config or ScoringConfig()
+    declared = config  # what provenance names (the tools file is hashed on its own)
+    config = with_tool_approvals(config, tools)  # the tools file's ``requires_approval``
     given, run_list, plugins = _case_map(cases), list(runs), argument_matchers()
     case_map = given
     # Scoring allocates many objects and creates no reference cycles (see ``paused_gc``).
     with paused_gc(gc_pause):
         if agent is not None:  # the one definition of an agent's sub-path, as every engine's
             case_map, run_list = scoped(given, run_list, agent)
+        used = {run.case_id for run in run_list}  # the references as scored (an agent's)
+        scored = (case for case_id, case in case_map.items() if case_id in used)
+        refuse_impossible(scored, tools, budget=config.budget)
         columns, case_columns = RunColumns.gather(run_list), CaseColumns.gather(case_map)
         undefined = None
         if evidence is not None or _needs_evidence(config):
@@ -144,6 +153,8 @@ def score(
         result = score_trajectories(
             case_map, run_list, config, plugins, progress, columns, step_texts
         )
+        if uses_field_modes(config.matching):  # each pair's per-field details, on demand
+            result = with_field_details(result, case_map, run_list, config.matching, plugins)
         extra = LayerColumns()
         retrieval_columns(case_columns, columns, config, extra)
         tool_columns(
@@ -156,6 +167,7 @@ def score(
             validators,
             strict_tools,
             extra,
+            result.reference_branch,
         )
         goal = result.metrics["goal_success"]
         answer_columns(case_map, case_columns, run_list, columns, config, goal, extra)
@@ -183,7 +195,7 @@ def score(
         record_provenance = RecordProvenance.of(common, models)
     else:  # hashing in-memory cases is paid only if a record is written
         record_provenance = RecordProvenance.lazy(
-            partial(_default_provenance, config, given, tools, agent), models
+            partial(_default_provenance, declared, given, tools, agent), models
         )
     return replace(
         result,
@@ -220,6 +232,8 @@ def _default_provenance(
                 "parameters": spec.parameters,
                 "dangerous": spec.dangerous,
                 "description": spec.description,
+                # only when set, so that the hashes of tools files without it stay as they were
+                **({"requires_approval": True} if spec.requires_approval else {}),
             }
             for spec in sorted(tools.tools.values(), key=lambda spec: spec.name)
         ]

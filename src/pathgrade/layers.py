@@ -105,9 +105,11 @@ def tool_columns(
     validators: Mapping[str, Validator] | None,
     strict: bool,
     out: LayerColumns,
+    branches: Mapping[int, Mapping[str, Any]] | None = None,
 ) -> None:
     """The tool-call layer, when a tools file, expected end states or dangerous tools exist;
-    ``reference_index[r]`` is run ``r``'s winning reference path (-1: none)."""
+    ``reference_index[r]`` is run ``r``'s winning reference path (-1: none), ``branches[r]``
+    its ``reference_branch`` when that path is written with the grammar."""
     wanted = tools is not None or bool(config.dangerous_tools) or case_columns.any_expected_state
     if not wanted:
         out.not_computed["tool_layer"] = "no tools file, expected_state or dangerous tools"
@@ -121,6 +123,7 @@ def tool_columns(
         dangerous=config.dangerous_tools,
         reference_indices=[None if i < 0 else i for i in reference_index.tolist()],
         strict=strict,
+        reference_branches=branches,
     )
     reasons: Counter[str] = Counter()
     for index, result in enumerate(layer.runs):

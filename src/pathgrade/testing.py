@@ -187,12 +187,12 @@ def _message(result: RunResult, problems: Sequence[str], run: Run) -> str:
         for name in headline
         if name in result.metrics
     )
-    tools = {position: step.tool for position, step in enumerate(run.steps)}
+    failed = [position for position, step in enumerate(run.steps) if step.error]
     return "\n".join(
         [
             f"path of {_who(result)} fails: {'; '.join(problems)}",
             scores,
-            render_path(result.to_dict(), tools),
+            render_path(result.to_dict(), failed),
         ]
     )
 

@@ -119,25 +119,84 @@ def test_repeat_bounds_and_the_optional_repeat() -> None:
     assert reference(result)[0] == {"tool": "poll", "arguments": {}, "repeat": {"min": 0, "max": 2}}
 
 
-def test_a_partial_order_with_its_direct_predecessors() -> None:
-    # a and b in either order, then m, then c. Edges: a->m, b->m, m->c, a->c, b->c; a->c and
-    # b->c go through the required m, so c is after m only.
+def test_steps_made_in_either_order_become_an_unordered_group() -> None:
+    # a and b in either order, then m, then c. Kept edges: a->m, b->m, m->c, a->c, b->c;
+    # none between a and b, which were seen both ways. Blocks [a, b], [m], [c]: every step
+    # of a block before every step of the later blocks, so total with a and b unordered.
     result = mined(run(["a", "b", "m", "c"]), run(["b", "a", "m", "c"]))
+    assert result.record["order"] == "total"
+    assert [(s["tool"], s.get("group")) for s in result.record["reference"]] == [
+        ("a", "unordered"),
+        ("b", "unordered"),
+        ("m", None),
+        ("c", None),
+    ]
+    assert all("id" not in s for s in result.record["reference"])
+    # m in one run of two: still a -> m, b -> m (the one run calling both), m -> c: the same.
+    result = mined(run(["a", "b", "m", "c"]), run(["b", "a", "c", "z"]))
+    assert [(s["tool"], s.get("group"), s.get("optional")) for s in result.record["reference"]] == [
+        ("a", "unordered", None),
+        ("b", "unordered", None),
+        ("m", None, True),
+        ("c", None, None),
+    ]
+
+
+def test_a_partial_order_with_its_direct_predecessors() -> None:
+    # [a, x, b], [b, a, x], [a, b, x]: a -> x in all three; b is ordered with neither (seen
+    # both sides of each). Base [a, x, b] (first seen of three of equal length and count):
+    # blocks [a], [x, b], but a -> b does not hold, so no total order with groups: partial,
+    # x after a, b after nothing.
+    result = mined(run(["a", "x", "b"]), run(["b", "a", "x"]), run(["a", "b", "x"]))
     assert result.record["order"] == "partial"
     assert [(s["id"], s.get("after")) for s in result.record["reference"]] == [
         ("a", None),
+        ("x", ["a"]),
         ("b", None),
-        ("m", ["a", "b"]),
+    ]
+    # [a, m, c, b] and [b, a, m, c]: a -> m -> c and a -> c, b ordered with none. Partial
+    # (a -> b fails); a -> c goes through the required m, so c is after m only.
+    result = mined(run(["a", "m", "c", "b"]), run(["b", "a", "m", "c"]))
+    assert [(s["id"], s.get("after")) for s in result.record["reference"]] == [
+        ("a", None),
+        ("m", ["a"]),
         ("c", ["m"]),
+        ("b", None),
     ]
-    # m optional (one run of two): a->c and b->c are not implied through it, so kept.
-    result = mined(run(["a", "b", "m", "c"]), run(["b", "a", "c", "z"]))
-    assert [(s["id"], s.get("after"), s.get("optional")) for s in result.record["reference"]] == [
-        ("a", None, None),
-        ("b", None, None),
-        ("m", ["a", "b"], True),
-        ("c", ["a", "b", "m"], None),
-    ]
+
+
+def test_different_calls_at_one_place_become_a_choice() -> None:
+    # 2 runs look the order up, 2 search for it, then refund and send: lookup and search
+    # are never made together, each by 2 runs (>= MIN_CHOICE_RUNS = 2, 2/4 >= 0.2), both
+    # before refund and send, and together by all 4 runs: one_of [[lookup], [search]]
+    # (support 2 and 2: the first seen first). Base: [lookup, refund, send] (first seen).
+    runs = [run(["lookup", "refund", "send"])] * 2 + [run(["search", "refund", "send"])] * 2
+    result = mined(*runs)
+    first = result.record["reference"][0]
+    assert [[s["tool"] for s in branch] for branch in first["one_of"]] == [["lookup"], ["search"]]
+    assert first["metadata"] == {"support": [2, 2], "runs": 4}
+    assert [s["tool"] for s in result.record["reference"][1:]] == ["refund", "send"]
+    proposed = Case.model_validate(result.record)
+    assert errors(lint_cases([proposed])) == []
+    scored = pathgrade.score([proposed], [r.model_copy(update={"case_id": "c1"}) for r in runs])
+    assert list(scored.metrics["path_score"]) == [100.0] * 4
+
+
+def test_a_choice_needs_support_and_must_cover_every_run() -> None:
+    three = [run(["lookup", "refund"])] * 3 + [run(["search", "refund"])]
+    # search by 1 run of 4: below MIN_CHOICE_RUNS, so lookup stays optional (3 of 4).
+    assert reference(mined(*three))[0] == {"tool": "lookup", "arguments": {}, "optional": True}
+    # With min_choice_runs=1, 1/4 = 0.25 >= 0.2: a choice (support 3, then 1).
+    result = mine_case(CASE, three, min_choice_runs=1)
+    assert result is not None
+    assert result.record["reference"][0]["metadata"]["support"] == [3, 1]
+    # ... but not with min_choice_share=0.5 (0.25 < 0.5).
+    result = mine_case(CASE, three, min_choice_runs=1, min_choice_share=0.5)
+    assert result is not None and "one_of" not in result.record["reference"][0]
+    # lookup 2, search 2, other 1 (unsupported): 2 + 2 = 4 of 5 runs, no choice.
+    five = [run(["lookup", "refund"])] * 2 + [run(["search", "refund"])] * 2
+    result = mined(*five, run(["other", "refund"]))
+    assert reference(result)[0] == {"tool": "lookup", "arguments": {}, "optional": True}
 
 
 def test_failed_calls_are_no_part_of_a_mined_path() -> None:

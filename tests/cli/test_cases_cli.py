@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 from pathlib import Path
 from typing import Any
 
@@ -109,3 +110,36 @@ def test_mine_writes_proposed_cases(app: typer.Typer, tmp_path: Path) -> None:
     proposed = Case.model_validate(orjson.loads(line))
     assert proposed.case_id == "c1" and proposed.metadata["status"] == "proposed"
     assert [s.tool for s in proposed.reference or ()] == ["refund"]  # the shortest path
+
+
+def test_mine_choice_thresholds(app: typer.Typer, tmp_path: Path) -> None:
+    from pathgrade.cases.mine import MIN_CHOICE_RUNS, MIN_CHOICE_SHARE
+    from pathgrade.cli.cases import mine_command
+
+    # The command's defaults are the library's.
+    defaults = {
+        name: p.default.default if hasattr(p.default, "default") else p.default
+        for name, p in inspect.signature(mine_command).parameters.items()
+    }
+    assert (defaults["min_choice_runs"], defaults["min_choice_share"]) == (
+        MIN_CHOICE_RUNS,
+        MIN_CHOICE_SHARE,
+    )
+    # lookup by 1 run, search by 1: a choice only with --min-choice-runs 1 (1/2 >= 0.2).
+    cases = write(tmp_path / "cases.jsonl", [{"case_id": "c1", "reference": ["gold"]}])
+    runs = write(
+        tmp_path / "runs.jsonl",
+        [
+            {"case_id": "c1", "steps": ["lookup", "refund"], "success": True},
+            {"case_id": "c1", "steps": ["search", "refund"], "success": True},
+        ],
+    )
+    firsts = []
+    for extra in ([], ["--min-choice-runs", "1"]):
+        out = tmp_path / "proposed.jsonl"
+        args = ["cases", "mine", str(runs), "--cases", str(cases), "-o", str(out), *extra]
+        result = CliRunner().invoke(app, args)
+        assert result.exit_code == 0, result.output
+        (first, _) = Case.model_validate(orjson.loads(out.read_bytes())).reference or ()
+        firsts.append([[s.tool for s in b] for b in first.one_of] if first.one_of else first.tool)
+    assert firsts == ["lookup", [["lookup"], ["search"]]]

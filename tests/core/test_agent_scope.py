@@ -110,9 +110,12 @@ def _with(model: Any, **fields: Any) -> Any:
 
 
 def test_limits_and_prohibitions_apply_to_the_sub_path_requirements_do_not() -> None:
-    case = _with(CASE, required_tools=["answer"], forbidden_tools=["fetch"])
-    metrics = _metrics(case, RUN, "researcher")
-    assert metrics["forbidden_action_count"] == 1.0  # its own fetch is forbidden
+    # A reference may not call a forbidden tool (score refuses it): the researcher's own
+    # extra ``delete`` is the forbidden call.
+    case = _with(CASE, required_tools=["answer"], forbidden_tools=["delete"])
+    deleting = _with(RUN, steps=[*RUN.model_dump()["steps"], _step("delete", "researcher")])
+    metrics = _metrics(case, deleting, "researcher")
+    assert metrics["forbidden_action_count"] == 1.0  # its own delete is forbidden
     assert math.isnan(metrics["required_tool_coverage"])  # "answer" is the planner's job
     assert _metrics(case, RUN)["required_tool_coverage"] == 1.0
     # The run's usage total (1000 tokens) is the whole run's: with it dropped and no step
@@ -121,9 +124,11 @@ def test_limits_and_prohibitions_apply_to_the_sub_path_requirements_do_not() -> 
     tokens = _with(CASE, budget={"tokens": 100})
     assert _metrics(tokens, run)["over_budget"] == 1.0
     assert _metrics(tokens, run, "researcher")["over_budget"] == 0.0
-    # The step budget counts the sub-path's steps: researcher 2 <= 2; planner 2 > 1.
+    # The step budget counts the sub-path's steps: researcher 2 <= 2; 2 > 1 against a
+    # researcher reference of one call (a reference over its own budget is refused).
     assert _metrics(_with(CASE, budget={"steps": 2}), RUN, "researcher")["over_budget"] == 0.0
-    assert _metrics(_with(CASE, budget={"steps": 1}), RUN, "researcher")["over_budget"] == 1.0
+    one = _with(CASE, budget={"steps": 1}, references_by_agent={"researcher": ["search"]})
+    assert _metrics(one, RUN, "researcher")["over_budget"] == 1.0
     assert agent_case(tokens, "researcher").budget == tokens.budget
 
 

@@ -45,6 +45,10 @@ def test_what_was_mined(result: dict[str, Any]) -> None:
     assert (result["tasks"], result["tasks_mined"]) == (50, 31)
     assert result["tasks_with_several_paths"] == 10
     assert result["partial_order_proposals"] == 1 and result["grammar_steps"] == 8
+    # Two logs per task at most: no two calls at one place are each made by two successful
+    # runs, and no steps were seen in both orders, so no one_of and no unordered group; with
+    # min_choice_runs=1, 6 choices.
+    assert (result["unordered_steps"], result["choices_from_one_run"]) == (0, 6)
 
 
 def test_auc_of_mined_against_gold_references(result: dict[str, Any]) -> None:
@@ -52,6 +56,9 @@ def test_auc_of_mined_against_gold_references(result: dict[str, Any]) -> None:
     mined = rows["mined from trials 0-1"]
     gold = rows["gold actions, same runs"]
     every = rows["gold actions, all tasks"]
+    loose = rows["mined, min_choice_runs=1"]
+    assert (loose["path_score_reward_1"], loose["path_score_reward_0"]) == (70.1, 32.6)
+    assert loose["auc"] == 0.806
     assert (mined["runs"], mined["reward_1"]) == (gold["runs"], gold["reward_1"]) == (62, 35)
     assert (every["runs"], every["reward_1"]) == (100, 41)
     assert (mined["path_score_reward_1"], mined["path_score_reward_0"]) == (78.0, 33.5)

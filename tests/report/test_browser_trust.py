@@ -89,7 +89,9 @@ def test_numbers_as_printed_and_script_agrees(browser: Any, tmp_path: Path) -> N
     page.clean()
 
 
-def test_forbidden_unapproved_and_write_steps_are_marked(browser: Any, tmp_path: Path) -> None:
+def test_forbidden_unapproved_dangerous_failed_and_write_steps_are_marked(
+    browser: Any, tmp_path: Path
+) -> None:
     name = flagged_store(tmp_path)
     out = _report(tmp_path / "flags.html", name, store=tmp_path)
     page = open_page(browser, out)
@@ -107,16 +109,28 @@ def test_forbidden_unapproved_and_write_steps_are_marked(browser: Any, tmp_path:
     delete = next(v for k, v in by_tool.items() if "delete_account" in k)
     cancel = next(v for k, v in by_tool.items() if "cancel" in k)
     wire = next(v for k, v in by_tool.items() if "wire_money" in k)
-    lookup = next(v for k, v in by_tool.items() if "lookup" in k)
+    transfer = next(v for k, v in by_tool.items() if "transfer" in k)
+    lookup = next(v for k, v in by_tool.items() if "lookup" in k and "timeout" not in k)
+    failed = next(v for k, v in by_tool.items() if "timeout" in k)
     assert "flag-forbidden" in delete[0] and "flag-write" in cancel[0]
-    assert "flag-unapproved" in wire[0] and "flag" not in lookup[0]  # a harmless extra read
-    assert len({delete[1], cancel[1], wire[1], lookup[1]}) == 4  # four distinct colours
+    assert "flag-unapproved" in transfer[0] and "flag-dangerous" in wire[0]
+    assert "flag-error" in failed[0] and "flag" not in lookup[0]  # a harmless extra read
+    rows = (delete, cancel, wire, transfer, failed, lookup)
+    assert len({row[1] for row in rows}) == 6  # six distinct colours
     badges = p.locator("#alignment .badge").all_text_contents()
     assert sorted(badges) == sorted(
-        ["\u2716 forbidden", "\u270e unexpected write", "\u26a0 unapproved"]
+        [
+            "\u2716 forbidden",
+            "\u270e unexpected write",
+            "\u25b2 dangerous",
+            "\u26a0 unapproved",
+            "! unrecovered error",
+            "\u2717 failed",
+        ]
     )
     legend = p.text_content("#case-detail .legend.flags") or ""
-    assert all(label in legend for label in ("forbidden", "unapproved", "unexpected write"))
+    labels = ("forbidden", "unapproved", "dangerous", "unexpected write", "failed")
+    assert all(label in legend for label in labels)
     defects = p.text_content("#defects") or ""
     assert "1 (delete_account)" in defects and "2 (cancel)" in defects  # the step named
     shot(page, "flags.png", "#case-detail")

@@ -35,7 +35,7 @@ def _defect(kind: str, agent_step: int | None = None, **extra: Any) -> dict[str,
     return out
 
 
-def test_step_flags_from_defects_and_unapproved_tools() -> None:
+def test_step_flags_from_defects_dangerous_tools_and_failed_steps() -> None:
     record = {
         "defects": [
             _defect("unexpected_write", 2),
@@ -45,23 +45,42 @@ def test_step_flags_from_defects_and_unapproved_tools() -> None:
         ]
     }
     tools = {0: "search", 1: "wire_money", 2: "delete", 3: "search", 4: "wire_money"}
-    assert step_flags(record, tools, {"wire_money"}) == {
-        "1": ["unapproved"],
+    assert step_flags(record, tools, {"wire_money"}, failed=[3]) == {
+        "1": ["dangerous"],  # a dangerous false positive is not an approval defect
         "2": ["forbidden", "write"],
-        "3": ["wasted"],
-        "4": ["unapproved"],
+        "3": ["failed", "wasted"],
+        "4": ["dangerous"],
     }
     assert step_flags({"defects": []}, tools) == {}
+    approvals = {
+        "defects": [_defect("unapproved_action", 1), _defect("denied_action_performed", 4)]
+    }
+    assert step_flags(approvals, tools, {"wire_money"}) == {
+        "1": ["unapproved", "dangerous"],
+        "4": ["unapproved", "dangerous"],
+    }
 
 
 def test_flags_reach_the_case_rows_from_a_stored_run(tmp_path: Path) -> None:
     run = RunStore(tmp_path).load(flagged_store(tmp_path))
     (row,) = case_rows(run.records, run.traces, run.manifest.summary)
-    # trust_data.flagged_store: 1 delete_account, 2 cancel, 4 wire_money; 3 lookup unmarked
-    assert row["flags"] == {"1": ["forbidden"], "2": ["write"], "4": ["unapproved"]}
-    # without the summary (a results file) there is no unapproved mark
+    # trust_data.flagged_store: 1 delete_account, 2 cancel, 4 the failed lookup, 5 wire_money
+    # (dangerous), 6 transfer (no approval); 3 lookup unmarked
+    assert row["flags"] == {
+        "1": ["forbidden"],
+        "2": ["write"],
+        "4": ["error", "failed"],
+        "5": ["dangerous"],
+        "6": ["unapproved"],
+    }
+    # without the summary and the trace (a results file): the defects' marks only
     (bare,) = case_rows(run.records, [None], {})
-    assert bare["flags"] == {"1": ["forbidden"], "2": ["write"]}
+    assert bare["flags"] == {
+        "1": ["forbidden"],
+        "2": ["write"],
+        "4": ["error"],
+        "6": ["unapproved"],
+    }
 
 
 def test_defect_rows_count_defects_runs_and_cases() -> None:

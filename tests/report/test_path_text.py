@@ -50,7 +50,8 @@ def test_every_op_is_labelled_as_the_report_labels_it() -> None:
 def test_legend_names_only_the_marks_used() -> None:
     legend = render_path(RECORD).splitlines()[6]
     assert legend == (
-        "  marks: ✖ forbidden: a forbidden tool or action (forbidden_action); ↻ wasted: a"
+        "  marks: ✖ forbidden: a forbidden tool or action, a tenant leak or a followed injection"
+        " (forbidden_action, acl_leak, injection_followed); ↻ wasted: a"
         " repeated call (wasted_step)"
     )
     record = {**RECORD, "defects": []}
@@ -80,9 +81,13 @@ def test_no_alignment_and_no_defects() -> None:
     ]
 
 
-def test_unapproved_marks_a_dangerous_tool_by_step() -> None:
-    marks = step_marks(RECORD, tools={0: "lookup", 2: "delete_account"}, unapproved={"lookup"})
-    assert [flag.key for flag in marks[0]] == ["unapproved"]
+def test_failed_and_unapproved_steps_are_marked_from_what_was_found() -> None:
+    marks = step_marks(RECORD, failed=[0])
+    assert [flag.key for flag in marks[0]] == ["failed"]
+    record = {**RECORD, "defects": [{"kind": "unapproved_action", "agent_step": 1}]}
+    assert [flag.key for flag in step_marks(record)[1]] == ["unapproved"]
+    text = render_path(record, failed=[0]).splitlines()
+    assert text[2].endswith("0  \u2717 failed") and text[3].endswith("1  \u26a0 unapproved")
     assert [flag.key for flag in marks[2]] == ["forbidden", "wasted"]
     assert 1 not in marks
 

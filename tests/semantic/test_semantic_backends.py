@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from pathgrade import Case, Run, ScoringConfig, score
+from pathgrade.core.config import SEMANTIC_THRESHOLD
 from pathgrade.core.errors import ConfigError
 from pathgrade.core.types import Step
 from pathgrade.openai_compat import RetryPolicy
@@ -197,7 +198,8 @@ def test_alignment_field_details_name_the_mode_and_similarity(tmp_path: Path) ->
         details = field_details(case, runs[0], result[0], config, {"semantic": evidence})
     finally:
         unregister_embedder("toy-mars2")
-    # cos = 1 * 0.96 / |(0.96, 0.28)| = 0.96 / 1.0 = 0.96
-    assert details == [
-        [{"field": "query", "mode": "semantic", "matched": True, "similarity": 0.96}]
-    ]
+    # cos = 1 * 0.96 / |(0.96, 0.28)| = 0.96 / 1.0 = 0.96 >= the default 0.85
+    expected = {"field": "query", "mode": "semantic", "match": True, "similarity": 0.96}
+    assert details == [[expected | {"threshold": SEMANTIC_THRESHOLD}]]
+    # the run's record carries the same entries as its aligned step's fields
+    assert result[0].to_dict()["alignment"][0]["fields"] == details[0]

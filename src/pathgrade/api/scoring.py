@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pathgrade.cases.refuse import ImpossibleReferenceError
 from pathgrade.core.agent_scope import agent_summary
 from pathgrade.core.config import ScoringConfig
 from pathgrade.core.errors import InputError
@@ -141,11 +142,22 @@ def summarize(
     return summary
 
 
-def located(error: InputError, file: str, lines: Sequence[int]) -> InputError:
+def located(
+    error: InputError,
+    file: str,
+    lines: Sequence[int],
+    cases: tuple[str, Mapping[str, int]] | None = None,
+) -> InputError:
     """An error raised while scoring, which names a run by position (``run 3 ...``), at
-    that run's line of ``file``."""
+    that run's line of ``file``. A reference ``score`` refused names a case, not a run: at
+    its line of the cases file with ``cases`` = (cases file, line by ``case_id``), else
+    left as it is (never put in the runs file)."""
     if error.file is not None:
         return error
+    if isinstance(error, ImpossibleReferenceError):
+        if cases is None:
+            return error
+        return error.located(cases[0], cases[1].get(error.case_id))
     match = re.match(r"run (\d+)\b", error.message)
     if match and int(match.group(1)) < len(lines):
         return error.at(file=file, line=lines[int(match.group(1))])
@@ -244,6 +256,11 @@ def score_files(
         agent=agent,
     )
     document = dict(evaluation.summary)
+    if evaluation.usage is not None and "system" in document:  # with intervals, as in memory
+        from pathgrade.stats.usage_summary import IntervalOptions
+
+        intervals = IntervalOptions(opts.resamples, opts.seed, opts.confidence)
+        document["system"] = evaluation.usage.system(intervals)
     if evaluation.cases is not None:
         document.update(over_cases(opts, evaluation.cases, evaluation.slice_keys))
     document["engine"] = {
@@ -264,11 +281,13 @@ def score_records(
     (the garbage collector paused while loading and scoring, as by the command)."""
     scoring = load_config(config)
     pool = StepPool()
-    by_id = {c.case_id: c for c in load_cases(cases, pool=pool, gc_pause=True).items}
+    loaded_cases = load_cases(cases, pool=pool, gc_pause=True)
+    by_id = {c.case_id: c for c in loaded_cases.items}
+    lines = dict(zip(by_id, loaded_cases.lines, strict=True))
     loaded = load_runs(runs, by_id, pool=pool, gc_pause=True)
     provenance = with_loaded_cases(scoring_provenance(scoring, cases), by_id.values())
     try:
         result = score(by_id, loaded.items, scoring, gc_pause=True, provenance=provenance)
     except InputError as failure:
-        raise located(failure, str(runs), loaded.lines) from None
+        raise located(failure, str(runs), loaded.lines, (str(cases), lines)) from None
     return jsonl_records(records_jsonl(result, loaded.items))

@@ -108,12 +108,21 @@ def _field(case: Case, index: int) -> str:
     return f"references[{index}]"
 
 
-def lint_case(case: Case, tools: ToolSet | None, *, budget: Budget | None = None) -> list[Raw]:
-    """The findings of one case, as ``(code, level, field, message)``."""
+def lint_case(
+    case: Case,
+    tools: ToolSet | None,
+    *,
+    budget: Budget | None = None,
+    across: bool = True,
+    agents: bool = True,
+) -> list[Raw]:
+    """The findings of one case, as ``(code, level, field, message)``; ``across=False``
+    leaves out the checks across paths (all warnings: what ``score`` does not need), and
+    ``agents=False`` the paths of ``references_by_agent`` (what whole-run scoring reads)."""
     out: list[Raw] = []
     paths = case.reference_paths()
     named = [(_field(case, i), path) for i, path in enumerate(paths)]
-    for agent, agent_paths in (case.references_by_agent or {}).items():
+    for agent, agent_paths in (case.references_by_agent or {}).items() if agents else ():
         named += [(f"references_by_agent.{agent}[{i}]", p) for i, p in enumerate(agent_paths)]
     limit = case.budget or budget
     for where, path in named:
@@ -132,9 +141,10 @@ def lint_case(case: Case, tools: ToolSet | None, *, budget: Budget | None = None
             )
             out.append(("too_many_alternatives", "error", where, message))
         if limit is not None:
-            out += _budget(path, where, limit)
-    out += _redundant(named[: len(paths)])
-    out += _required(case, paths)
+            out += _budget(path, calls, where, limit)
+    if across:
+        out += _redundant(named[: len(paths)])
+        out += _required(case, paths)
     return out
 
 
@@ -161,6 +171,8 @@ def _schema(calls: Sequence[Placed], tools: ToolSet) -> list[Raw]:
 
 def _forbidden(calls: Sequence[Placed], case: Case) -> list[Raw]:
     out: list[Raw] = []
+    if not (case.forbidden_tools or case.forbidden_actions):
+        return out
     for p in calls:
         if p.step.tool in case.forbidden_tools:
             message = f"the reference calls {p.step.tool!r}, which forbidden_tools lists"
@@ -179,6 +191,8 @@ def _forbidden(calls: Sequence[Placed], case: Case) -> list[Raw]:
 
 def _order(placed: Sequence[Placed], order: str) -> list[Raw]:
     out: list[Raw] = []
+    if not any(p.step.id is not None or p.step.after for p in placed):
+        return out
     by_id: dict[str, Placed] = {}
     for p in placed:
         if p.step.id is None:
@@ -243,6 +257,8 @@ def _cycle(edges: Mapping[str, Sequence[str]]) -> list[str]:
 def _repeats(placed: Sequence[Placed]) -> list[Raw]:
     out: list[Raw] = []
     for p in placed:
+        if p.step.repeat is None:
+            continue
         bounds = walk.repeat_bounds(p.step)
         if bounds is not None and (bounds[0] > bounds[1] or bounds[1] < 1):
             message = f"repeat {{min: {bounds[0]}, max: {bounds[1]}}} allows no number of calls"
@@ -250,7 +266,7 @@ def _repeats(placed: Sequence[Placed]) -> list[Raw]:
     return out
 
 
-def _budget(path: Sequence[Step], where: str, limit: Budget) -> list[Raw]:
+def _budget(path: Sequence[Step], placed: Sequence[Placed], where: str, limit: Budget) -> list[Raw]:
     out: list[Raw] = []
     fewest, most = walk.length_bounds(path)
     if limit.steps is not None and fewest > limit.steps:
@@ -262,11 +278,13 @@ def _budget(path: Sequence[Step], where: str, limit: Budget) -> list[Raw]:
             f" budget.steps is {limit.steps}"
         )
         out.append(("over_budget", "warning", where, message))
-    calls = [p.step for p in walk.walk(path, where) if not p.choice]
+    calls = [p.step for p in placed]
     for name in ("tokens", "cost", "latency_ms"):
         cap = getattr(limit, name)
+        if cap is None:
+            continue
         known = [getattr(s, name) for s in calls if getattr(s, name) is not None]
-        if cap is not None and known and sum(known) > cap:
+        if known and sum(known) > cap:
             message = f"the reference's steps record {name} {sum(known):g}; budget is {cap:g}"
             out.append(("over_budget", "error", where, message))
     return out

@@ -22,8 +22,12 @@ first call), with ``optional: true`` when not every successful run calls it (and
 ``repeat: {"min", "max"}`` when its bounds are not exactly 1..1 (``min`` 0 when not every run
 calls it: the grammar's optional repeat), and ``metadata.support``. The
 order is ``total`` when the kept edges order every pair of base steps as the base path does;
-otherwise ``partial``, each step with an ``id`` and ``after`` naming its direct predecessors
-(an edge is implied, and left out, only through a *required* step between the two).
+else ``total`` with ``group: "unordered"`` runs of steps the runs made in either order; else
+``partial``, each step with an ``id`` and ``after`` naming its direct predecessors (an edge
+is implied, and left out, only through a *required* step between the two). Under ``total``,
+a base step whose place other successful runs filled with another call becomes a ``one_of``
+choice. The exact rules of choices and groups (support thresholds ``min_choice_runs`` and
+``min_choice_share``) are :mod:`pathgrade.cases.disagreement`'s.
 
 The case record keeps every other field of the case, replaces ``reference``/``references``,
 and gets ``metadata.status = "proposed"`` and ``metadata.mined`` (the statistics above).
@@ -36,6 +40,7 @@ from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from pathgrade.cases.disagreement import choices, unordered_blocks
 from pathgrade.cases.walk import step_key
 from pathgrade.core.types import Case, Run, Step, format_step
 
@@ -86,17 +91,43 @@ def run_path(run: Run) -> tuple[Step, ...]:
     return tuple(step for step in run.steps if not step.error)
 
 
-def mine_cases(cases: Iterable[Case] | Mapping[str, Case], runs: Iterable[Run]) -> list[Mined]:
+#: A choice's calls must each be made by at least this many successful runs ...
+MIN_CHOICE_RUNS = 2
+#: ... and by at least this share of them (:mod:`pathgrade.cases.disagreement`).
+MIN_CHOICE_SHARE = 0.2
+
+
+def mine_cases(
+    cases: Iterable[Case] | Mapping[str, Case],
+    runs: Iterable[Run],
+    *,
+    min_choice_runs: int = MIN_CHOICE_RUNS,
+    min_choice_share: float = MIN_CHOICE_SHARE,
+) -> list[Mined]:
     """:func:`mine_case` for every case with at least one successful run, in case order."""
     items = list(cases.values()) if isinstance(cases, Mapping) else list(cases)
     by_case: dict[str, list[Run]] = {}
     for run in runs:
         by_case.setdefault(run.case_id, []).append(run)
-    out = [mine_case(case, by_case.get(case.case_id, ())) for case in items]
+    out = [
+        mine_case(
+            case,
+            by_case.get(case.case_id, ()),
+            min_choice_runs=min_choice_runs,
+            min_choice_share=min_choice_share,
+        )
+        for case in items
+    ]
     return [m for m in out if m is not None]
 
 
-def mine_case(case: Case, runs: Iterable[Run]) -> Mined | None:
+def mine_case(
+    case: Case,
+    runs: Iterable[Run],
+    *,
+    min_choice_runs: int = MIN_CHOICE_RUNS,
+    min_choice_share: float = MIN_CHOICE_SHARE,
+) -> Mined | None:
     """The statistics and proposed reference of ``case`` (module docstring); None when no
     run of it succeeded. Runs of other cases are ignored."""
     paths = [run_path(r) for r in runs if r.case_id == case.case_id and successful(r)]
@@ -124,7 +155,18 @@ def mine_case(case: Case, runs: Iterable[Run]) -> Mined | None:
     order = list(dict.fromkeys(keyed))  # distinct paths, first seen first
     base = min(order, key=lambda p: (len(p), -distinct[p], order.index(p)))
     choice = _choice(order, base, distinct, n)
-    reference, mode = _reference(base, stats, edges, n)
+    keys = list(dict.fromkeys(base))
+    chain = all((a, b) in edges for i, a in enumerate(keys) for b in keys[i + 1 :])
+    blocks = None if chain else unordered_blocks(keys, keyed, stats, edges)
+    mode = "total" if chain or blocks is not None else "partial"
+    grouped = {k for block in blocks or () if len(block) > 1 for k in block}
+    chosen = {}
+    if mode == "total":  # a member of an unordered group stays one call
+        found = choices(
+            keys, keyed, stats, edges, min_runs=min_choice_runs, min_share=min_choice_share
+        )
+        chosen = {k: calls for k, calls in found.items() if k not in grouped}
+    reference = _reference(keys, stats, edges, n, mode, chosen, grouped)
     listed = tuple((paths[keyed.index(p)], distinct[p]) for p in sorted(order, key=_by(distinct)))
     mined = Mined(
         case_id=case.case_id,
@@ -194,25 +236,34 @@ def _choice(
 
 
 def _reference(
-    base: Sequence[Hashable],
+    keys: Sequence[Hashable],
     stats: Mapping[Hashable, StepStats],
     edges: Mapping[tuple[Hashable, Hashable], int],
     n: int,
-) -> tuple[list[dict[str, Any]], str]:
-    """The proposed steps (JSON) and order mode."""
-    keys = list(dict.fromkeys(base))
-    chain = all((a, b) in edges for i, a in enumerate(keys) for b in keys[i + 1 :])
+    mode: str,
+    chosen: Mapping[Hashable, Sequence[Hashable]],
+    grouped: set[Hashable],
+) -> list[dict[str, Any]]:
+    """The proposed steps (JSON) under order ``mode``, with ``chosen`` choices and the
+    ``grouped`` steps unordered."""
     ids = _ids(keys, stats)
     steps: list[dict[str, Any]] = []
     for key in keys:
         s = stats[key]
+        if key in chosen:
+            branches = [[_call(stats[k], n)] for k in chosen[key]]
+            support = [stats[k].support for k in chosen[key]]
+            steps.append({"one_of": branches, "metadata": {"support": support, "runs": n}})
+            continue
         step: dict[str, Any] = {"tool": s.step.tool, "arguments": s.step.arguments}
         least = s.min_count if s.required else 0
         if (least, s.max_count) == (0, 1):
             step["optional"] = True
         elif (least, s.max_count) != (1, 1):
             step["repeat"] = {"min": least, "max": s.max_count}
-        if not chain:
+        if key in grouped:
+            step["group"] = "unordered"
+        if mode == "partial":
             step["id"] = ids[key]
             after = [
                 ids[p]
@@ -223,7 +274,16 @@ def _reference(
                 step["after"] = after
         step["metadata"] = {"support": s.support, "runs": n}
         steps.append(step)
-    return steps, "total" if chain else "partial"
+    return steps
+
+
+def _call(s: StepStats, n: int) -> dict[str, Any]:
+    """A choice's branch step: the call, with its support."""
+    return {
+        "tool": s.step.tool,
+        "arguments": s.step.arguments,
+        "metadata": {"support": s.support, "runs": n},
+    }
 
 
 def _implied(

@@ -12,7 +12,6 @@ predates them) reads as a plain step: required, once, no alternatives.
 from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from pathgrade.core.types import Step
@@ -45,31 +44,38 @@ def unordered(step: Step) -> bool:
     return getattr(step, "group", None) == "unordered"
 
 
-@dataclass(frozen=True)
 class Placed:
-    """One step of a reference path and where it is written."""
+    """One step of a reference path and where it is written: ``field`` (made when asked:
+    most steps are never named), ``position`` in the written order of the whole walk
+    (nested steps included) and ``choice`` (a ``one_of`` step: its own tool is no call)."""
 
-    step: Step
-    field: str
-    position: int  # in the written order of the whole walk (nested steps included)
+    __slots__ = ("_index", "_prefix", "choice", "position", "step")
+
+    def __init__(self, step: Step, prefix: str, index: int, position: int) -> None:
+        self.step, self._prefix, self._index, self.position = step, prefix, index, position
+        self.choice = step.one_of is not None and len(step.one_of) > 0
 
     @property
-    def choice(self) -> bool:
-        """The step is a ``one_of`` choice (its own tool is not a call)."""
-        return bool(one_of(self.step))
+    def field(self) -> str:
+        """Where the step is written: ``reference[2]``, ``reference[1].one_of[0][1]``."""
+        return f"{self._prefix}[{self._index}]"
+
+    def __repr__(self) -> str:
+        return f"Placed({self.field}: {self.step.tool})"
 
 
 def walk(path: Sequence[Step], where: str) -> list[Placed]:
     """Every step of ``path`` (field prefix ``where``) in written order, depth first: a
     choice step, then the steps of its alternatives."""
+    if not any(step.one_of for step in path):  # the usual path: no alternatives
+        return [Placed(step, where, index, index) for index, step in enumerate(path)]
     out: list[Placed] = []
 
     def visit(steps: Sequence[Step], prefix: str) -> None:
         for index, step in enumerate(steps):
-            field = f"{prefix}[{index}]"
-            out.append(Placed(step, field, len(out)))
+            out.append(Placed(step, prefix, index, len(out)))
             for alt, sub in enumerate(one_of(step)):
-                visit(sub, f"{field}.one_of[{alt}]")
+                visit(sub, f"{prefix}[{index}].one_of[{alt}]")
 
     visit(path, where)
     return out
@@ -107,6 +113,8 @@ def length_bounds(path: Sequence[Step]) -> tuple[int, int]:
     """``(fewest, most)`` calls a run following ``path`` makes: an optional step counts
     0..1 (0..max with ``repeat``), a repeated step min..max, a choice its shortest to its
     longest alternative."""
+    if not any(s.optional or s.one_of or s.repeat for s in path):  # the usual path
+        return len(path), len(path)
     low = high = 0
     for step in path:
         alternatives = one_of(step)

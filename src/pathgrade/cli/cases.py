@@ -73,6 +73,23 @@ def mine_command(
         Path | None,
         typer.Option("--out", "-o", help="Proposed cases JSONL (default: standard output)."),
     ] = None,
+    min_choice_runs: Annotated[
+        int,
+        typer.Option(
+            "--min-choice-runs",
+            min=1,
+            help="A one_of choice's calls must each be made by at least this many successful runs.",
+        ),
+    ] = 2,
+    min_choice_share: Annotated[
+        float,
+        typer.Option(
+            "--min-choice-share",
+            min=0.0,
+            max=1.0,
+            help="... and by at least this share of the case's successful runs.",
+        ),
+    ] = 0.2,
 ) -> None:
     """Propose a reference per case from its successful runs (success true, or reward 1),
     written as cases JSONL with metadata.status = "proposed" and the support counts."""
@@ -83,7 +100,12 @@ def mine_command(
     loaded_cases = load_cases(cases)
     by_id = {case.case_id: case for case in loaded_cases.items}
     loaded_runs = load_runs(runs, by_id)
-    mined = mine_cases(loaded_cases.items, loaded_runs.items)
+    mined = mine_cases(
+        loaded_cases.items,
+        loaded_runs.items,
+        min_choice_runs=min_choice_runs,
+        min_choice_share=min_choice_share,
+    )
     written = write_mined(mined, None if out is None else str(out))
     left = len(by_id) - written
     print(

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from pathgrade.cli import score_summary
+from pathgrade.cli import judge_options, score_summary
 from pathgrade.cli.defaults import DEFAULT_PARTITION_SIZE, MIN_SLICE_CASES, SUMMARY_RESAMPLES
 from pathgrade.cli.store_option import StoreOption
 
@@ -97,6 +97,10 @@ def score_command(
     by: score_summary.By = None,
     metric: score_summary.SliceMetrics = None,
     min_slice_n: score_summary.MinSliceN = MIN_SLICE_CASES,
+    judge_base_url: judge_options.JudgeBaseUrl = None,
+    judge_model: judge_options.JudgeModel = None,
+    judge_cache: judge_options.JudgeCache = None,
+    judge_offline: judge_options.JudgeOffline = False,
 ) -> None:
     """Score each run's path against its case's reference paths, and every other layer the
     data has labels for."""
@@ -110,6 +114,9 @@ def score_command(
     from pathgrade.store.manifest import parse_labels
 
     scoring = load_config(config)
+    judge = judge_options.judge_settings(
+        scoring, judge_base_url, judge_model, judge_cache, judge_offline
+    )
     # The summary over cases (and its --by slices): options checked before any scoring.
     summary_options = checked_options(by, metric, min_slice_n, resamples, seed)
     # What every record says it was measured with, and the controlled variables.
@@ -127,6 +134,11 @@ def score_command(
         from pathgrade.cli.score_text import next_commands
 
         check_cases_file(cases)
+        if judge is not None:
+            raise InputError(  # its verdicts are asked before scoring, in one process
+                "judge matching is scored in memory: a JSONL runs file, without --workers,"
+                " --partition-size or --engine dask"
+            )
         if save is not None:
             raise InputError("--save needs in-memory scoring: use --out, then `runs add`")
         score_partitioned(
@@ -168,4 +180,5 @@ def score_command(
         agent=agent,
         provenance=provenance,
         summary_options=summary_options,
+        judge=judge,
     )

@@ -7,6 +7,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 
@@ -32,6 +33,9 @@ from pathgrade.io.tools import entry_point_validators, load_tools
 from pathgrade.report.text import render_summary
 from pathgrade.stats.case_summary import SummaryOptions
 
+if TYPE_CHECKING:
+    from pathgrade.semantic.judged import JudgeSettings
+
 Scorer = Callable[..., ScoreResult]
 
 
@@ -54,9 +58,12 @@ def score_in_memory(
     agent: str | None,
     provenance: Provenance,
     summary_options: SummaryOptions,
+    judge: JudgeSettings | None = None,
 ) -> None:
     """Score, write, save and print as ``pathgrade score`` does in one process; ``scorer``
-    is :func:`pathgrade.score` (the command passes the name tests replace)."""
+    is :func:`pathgrade.score` (the command passes the name tests replace). With ``judge``
+    (a ``judge`` mode in the config), the judge's verdicts are asked first and the summary
+    says what it did (``argument_judge``)."""
     if out is not None:
         check_target(out)  # a bad --out or --save fails now, not after the scoring
     if save is not None:
@@ -79,6 +86,15 @@ def score_in_memory(
         with paused_gc(True):  # many new objects, no cycles (as loading)
             scored_cases, scored_runs = scoped(by_id, loaded_runs.items, agent)
         provenance = with_agent(provenance, agent)  # the agent scope is measured too
+    extra: dict[str, Any] = {}
+    judged = None
+    if judge is not None:
+        from pathgrade.semantic.judged import judge_client, judged_evidence
+
+        evidence, judged = judged_evidence(
+            scored_cases, scored_runs, scoring, toolset, judge_client(judge)
+        )
+        extra["evidence"] = evidence
     try:
         with progress_bar(f"scoring {len(scored_runs):,} runs") as update:
             result = scorer(
@@ -91,13 +107,18 @@ def score_in_memory(
                 progress=update,
                 gc_pause=True,
                 provenance=provenance,
+                **extra,
             )
     except InputError as failure:
         # Errors raised while scoring name a run by position: point at its line in the file.
-        raise located(failure, str(runs), loaded_runs.lines) from None
+        # A refused reference names a case: at its line of the cases file.
+        lines = dict(zip((c.case_id for c in loaded_cases.items), loaded_cases.lines, strict=True))
+        raise located(failure, str(runs), loaded_runs.lines, (str(cases), lines)) from None
     summary = summarize(result, summary_options, keys=keys)
     if agent is not None:
         summary["agent"] = agent_summary(by_id.values(), agent)
+    if judged is not None:
+        summary["argument_judge"] = judged
     if skip_invalid:
         summary["skipped"] = {"count": len(skipped), "reasons": [str(e) for e in skipped]}
     if out is not None:  # the records as every engine writes them (pathgrade.io.results)

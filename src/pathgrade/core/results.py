@@ -73,9 +73,14 @@ class AlignedStep:
     arguments_match: bool
     agent: str | None
     reference: str | None
+    #: Of a pair whose arguments were compared field by field (field modes in the config):
+    #: each field's mode, measure, threshold and match
+    #: (:mod:`pathgrade.metrics.trajectory.field_details`); ``None``: no such comparison,
+    #: and the record has no ``fields`` key.
+    fields: tuple[Mapping[str, Any], ...] | None = field(default=None, hash=False)
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "op": self.op,
             "agent_step": self.agent_step,
             "reference_step": self.reference_step,
@@ -84,6 +89,9 @@ class AlignedStep:
             "agent": self.agent,
             "reference": self.reference,
         }
+        if self.fields is not None:
+            out["fields"] = [dict(f) for f in self.fields]
+        return out
 
 
 @dataclass(frozen=True)

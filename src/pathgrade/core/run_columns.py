@@ -17,8 +17,6 @@ from typing import Any, TypeVar
 
 import numpy as np
 import numpy.typing as npt
-import pyarrow as pa
-import pyarrow.compute as pc
 
 from pathgrade.core.types import Case, RetrievedItem, Run, Step
 
@@ -87,6 +85,9 @@ class RunColumns:
 def distinct_objects(groups: Iterable[Sequence[_T]]) -> list[_T]:
     """Each distinct object of ``groups`` once, in order of first appearance, found by its
     address at C speed (no object is touched; the caller keeps them all alive)."""
+    import pyarrow as pa  # here: the modules that import this one load without pyarrow
+    import pyarrow.compute as pc
+
     flat = tuple(chain.from_iterable(groups))
     if not flat:
         return []

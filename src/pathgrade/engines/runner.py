@@ -24,6 +24,7 @@ from pathgrade.core.record_provenance import with_agent
 from pathgrade.engines.dask_engine import map_dask
 from pathgrade.engines.extras import abstention_summary
 from pathgrade.engines.local import map_local
+from pathgrade.engines.usage_parts import UsageParts
 from pathgrade.engines.work import (
     PartitionOutput,
     ScoreTask,
@@ -53,6 +54,9 @@ class Evaluation:
     workers: int
     cases: CaseTable | None = None
     slice_keys: list[tuple[SliceKey, ...]] | None = None
+    #: The runs' latency, tokens and cost (``summary["system"]`` without intervals;
+    #: ``usage.system(intervals)`` gives them, as in memory).
+    usage: UsageParts | None = None
 
 
 def evaluate_files(
@@ -147,7 +151,7 @@ def evaluate_files(
         outputs = map_dask(tasks, workers, scheduler)
     else:
         raise InputError(f"unknown engine {engine!r}: use local or dask", field="engine")
-    partial = SummaryPartial()
+    partial, usage = SummaryPartial(), UsageParts()
     try:
         for output in outputs:
             output.raise_error()
@@ -155,6 +159,7 @@ def evaluate_files(
             if sink is not None and records:
                 sink(records)
             partial.absorb(output.partial)
+            usage.absorb(output.usage)
     finally:
         release_job_state()  # tasks scored in this process leave no steps or stores behind
         if spool is not None:
@@ -165,10 +170,13 @@ def evaluate_files(
     answered, answerable, correct, confidence = partial.abstention_inputs()
     if unanswerable or not answered.all():
         summary["abstention"] = abstention_summary(answered, answerable, correct, confidence)
+    system = usage.system()
+    if system is not None:
+        summary["system"] = system
     cases = partial.case_table()
     keys = None
     if slice_by is not None:
         if cases.codes.size and not partial.slice_field_found:
             raise missing_field(slice_by).at(file=cases_file)
         keys = [partial.slice_keys[code] for code in cases.codes.tolist()]
-    return Evaluation(summary, len(partitions), engine, workers, cases, keys)
+    return Evaluation(summary, len(partitions), engine, workers, cases, keys, usage)

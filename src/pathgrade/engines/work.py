@@ -22,6 +22,7 @@ from functools import cache
 
 import numpy as np
 
+from pathgrade.cases.refuse import ImpossibleReferenceError
 from pathgrade.core.agent_scope import scoped
 from pathgrade.core.config import ScoringConfig
 from pathgrade.core.errors import InputError
@@ -32,6 +33,7 @@ from pathgrade.core.types import Run
 from pathgrade.engines.case_parts import add_case_parts
 from pathgrade.engines.extras import abstention_inputs, retrieval_parts
 from pathgrade.engines.heap import keep_freed_memory
+from pathgrade.engines.usage_parts import UsageParts
 from pathgrade.evaluate import score
 from pathgrade.io.case_cache import CaseStore
 from pathgrade.io.case_index import CaseIndex, index_cases, known_ids
@@ -82,6 +84,8 @@ class PartitionOutput:
     partial: SummaryPartial
     error: tuple[str, str | None, int | None, str | None] | None = None
     records_path: str | None = None  # the records are in this file (see ``ScoreTask.spool``)
+    #: The system layer's per-run amounts (:mod:`pathgrade.engines.usage_parts`).
+    usage: UsageParts = field(default_factory=UsageParts)
 
     def take_records(self) -> bytes:
         """The records, read from their file (then deleted) when they were spooled."""
@@ -212,6 +216,13 @@ def init_worker() -> None:
     keep_freed_memory()
 
 
+def _case_line(index: CaseIndex, case_id: str) -> int | None:
+    """The line of ``case_id``'s record (None: a cases file that is one JSON array)."""
+    if index.lines is None or case_id not in index.positions:
+        return None
+    return int(index.lines[index.positions[case_id]])
+
+
 def run_task(task: ScoreTask) -> PartitionOutput:
     """Read, validate and score one partition (see module docstring).
 
@@ -270,6 +281,8 @@ def _run_task(task: ScoreTask) -> PartitionOutput:
             provenance=task_provenance(task),
         )
     except InputError as error:
+        if isinstance(error, ImpossibleReferenceError):  # refused by score: at the case's record
+            error = error.located(index.path, _case_line(index, error.case_id))
         detail = (error.message, error.file, error.line, error.field)
         return PartitionOutput(task.partition.index, b"", partial, detail)
     tools_report = result.summary_extra.get("tools")
@@ -285,6 +298,8 @@ def _run_task(task: ScoreTask) -> PartitionOutput:
         outcome_codes(result.metrics["goal_success"]),
     )
     add_case_parts(partial, codes, result.case_ids, result.metrics, cases, task.slice_by)
+    usage = UsageParts()
+    usage.add(codes, result.metrics, result.summary_extra.get("system"))
     partial.add_abstention(*abstention_inputs(result, runs, cases))
     retrieval = retrieval_parts(result, runs, cases, task.config)
     if retrieval is not None:
@@ -293,5 +308,5 @@ def _run_task(task: ScoreTask) -> PartitionOutput:
         path = os.path.join(task.spool, f"{task.partition.index}.jsonl")
         with open(path, "wb") as handle:
             handle.write(records)
-        return PartitionOutput(task.partition.index, b"", partial, records_path=path)
-    return PartitionOutput(task.partition.index, records, partial)
+        return PartitionOutput(task.partition.index, b"", partial, records_path=path, usage=usage)
+    return PartitionOutput(task.partition.index, records, partial, usage=usage)

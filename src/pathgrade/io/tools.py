@@ -6,14 +6,17 @@ Three accepted shapes (JSON):
    "description": ..., "parameters": {...}}}, ...]``; the flat form of the Responses API
    (``{"type": "function", "name": ..., "parameters": ...}``) is accepted too.
 2. A plain map from tool name to the JSON Schema of its arguments: ``{"refund": {...}}``.
-3. A wrapper object ``{"tools": <1 or 2>, "dangerous": ["refund", ...]}``. An object is read
-   as this form exactly when its ``"tools"`` value is a list or an object and every other key
-   is ``"dangerous"``.
+3. A wrapper object ``{"tools": <1 or 2>, "dangerous": ["refund", ...], "requires_approval":
+   ["refund", ...]}``. An object is read as this form exactly when its ``"tools"`` value is a
+   list or an object and every other key is ``"dangerous"`` or ``"requires_approval"``.
 
 A tool is **dangerous** when the wrapper's ``dangerous`` list names it, or when its entry says
 ``"x-dangerous": true`` (inside ``function`` or next to it in the list form; inside the schema
 in the map form, where JSON Schema ignores the unknown ``x-`` keyword). A tool without
-``parameters`` takes no arguments (``{"type": "object", "properties": {}}``).
+``parameters`` takes no arguments (``{"type": "object", "properties": {}}``). A tool
+**requires approval** (each call approved first: the system layer's ``unapproved_action``)
+when the wrapper's ``requires_approval`` list names it, or its entry says
+``"x-requires-approval": true`` (where ``x-dangerous`` may be).
 
 Every schema is checked against its metaschema when loaded; a bad one is a one-line
 :class:`InputError` naming the file, the line of the tool's name (best effort) and the tool.
@@ -36,6 +39,8 @@ from pathgrade.metrics.tool.schemas import NO_PARAMETERS, ToolSet, ToolSpec, sch
 from pathgrade.metrics.tool.validators import BUILTIN_VALIDATORS, ENTRY_POINT_GROUP, Validator
 
 DANGEROUS_KEY = "x-dangerous"
+APPROVAL_KEY = "x-requires-approval"
+_WRAPPER_KEYS = frozenset({"tools", "dangerous", "requires_approval"})
 
 
 def _line_of(text: str, name: str) -> int | None:
@@ -45,13 +50,39 @@ def _line_of(text: str, name: str) -> int | None:
 
 
 def _is_wrapper(data: dict[str, Any]) -> bool:
-    return isinstance(data.get("tools"), list | dict) and set(data) <= {"tools", "dangerous"}
+    return isinstance(data.get("tools"), list | dict) and set(data) <= _WRAPPER_KEYS
+
+
+def _names(data: dict[str, Any], key: str, file: str | None) -> set[str]:
+    listed = data.get(key, [])
+    if not isinstance(listed, list) or not all(isinstance(x, str) for x in listed):
+        raise InputError(f"{key!r} must be a list of tool names", file=file, field=key)
+    return set(listed)
+
+
+def _flag(entry: Any, fallback: Any, name: str, where: str, file: str | None, text: str) -> bool:
+    """An entry's ``x-requires-approval`` (else ``fallback``'s), a boolean."""
+    found = entry.get(APPROVAL_KEY) if isinstance(entry, dict) else None
+    if found is None and isinstance(fallback, dict):
+        found = fallback.get(APPROVAL_KEY)
+    if found is None:
+        return False
+    if not isinstance(found, bool):
+        raise InputError(
+            f"tool {name!r}: {APPROVAL_KEY!r} must be true or false",
+            file=file,
+            line=_line_of(text, name),
+            field=f"{where}.{APPROVAL_KEY}",
+        )
+    return found
 
 
 def parse_tools(data: Any, *, file: str | None = None, text: str = "") -> ToolSet:
     """Build a :class:`ToolSet` from parsed JSON (see the module docstring for the shapes)."""
     extra_dangerous: set[str] = set()
+    approvals: set[str] = set()
     if isinstance(data, dict) and _is_wrapper(data):
+        approvals = _names(data, "requires_approval", file)
         listed = data.get("dangerous", [])
         if not isinstance(listed, list) or not all(isinstance(x, str) for x in listed):
             raise InputError(
@@ -84,6 +115,8 @@ def parse_tools(data: Any, *, file: str | None = None, text: str = "") -> ToolSe
             schema = function.get("parameters", dict(NO_PARAMETERS))
             description = function.get("description")
             doc = description if isinstance(description, str) else None
+            if _flag(function, item, name, where, file, text):
+                approvals.add(name)
             entries.append((f"{where}.parameters", name, schema, danger, doc))
     elif isinstance(data, dict):
         for name, schema in data.items():
@@ -96,6 +129,8 @@ def parse_tools(data: Any, *, file: str | None = None, text: str = "") -> ToolSe
                     line=_line_of(text, name),
                     field=f"{where}.{DANGEROUS_KEY}",
                 )
+            if _flag(schema, None, name, where, file, text):
+                approvals.add(name)
             entries.append((where, name, schema, danger, None))
     else:
         raise InputError(
@@ -120,14 +155,17 @@ def parse_tools(data: Any, *, file: str | None = None, text: str = "") -> ToolSe
                 line=line,
                 field=where,
             )
-        specs.append(ToolSpec(name, schema, danger or name in extra_dangerous, doc))
-    unknown = sorted(extra_dangerous - seen)
-    if unknown:
-        raise InputError(
-            f"'dangerous' names tools that are not defined: {', '.join(unknown)}",
-            file=file,
-            field="dangerous",
+        specs.append(
+            ToolSpec(name, schema, danger or name in extra_dangerous, doc, name in approvals)
         )
+    for key, names in (("dangerous", extra_dangerous), ("requires_approval", approvals)):
+        unknown = sorted(names - seen)
+        if unknown:
+            raise InputError(
+                f"{key!r} names tools that are not defined: {', '.join(unknown)}",
+                file=file,
+                field=key,
+            )
     return ToolSet.of(specs)
 
 

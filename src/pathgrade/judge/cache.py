@@ -150,3 +150,17 @@ class Recording:
             if isinstance(item, str):
                 recording.by_item[item] = value
         return recording
+
+
+class CachedVerdicts(Recording):
+    """A judge cache read as a recording (offline replay of cached verdicts): a lookup is by
+    the request's cache key only, so a verdict is replayed only for the same request (model,
+    base URL, messages, sampling, prompt version); a miss is an offline ``judge_error``."""
+
+    def __init__(self, cache: JudgeCache) -> None:
+        super().__init__(source=str(cache.directory))
+        self.cache = cache
+
+    def lookup(self, key: str, item: str) -> dict[str, Any] | None:
+        """The cached verdict for this request, or None (``item`` is not used)."""
+        return self.cache.get(key)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathgrade.core.types import Case, Run, format_step
 from pathgrade.judge.files import Chunks
 from pathgrade.metrics.answer.grounding import gold_evidence_ids
+from pathgrade.metrics.trajectory.grammar import written_step
 
 
 def gold_answer_text(case: Case) -> str | None:
@@ -51,10 +52,11 @@ def steps_text(run: Run, limit: int = 300) -> str:
 
 
 def references_text(case: Case) -> str | None:
-    """The case's reference paths, one line each; None without one."""
+    """The case's reference paths, one line each, as written (path grammar included:
+    :func:`~pathgrade.metrics.trajectory.grammar.written_step`); None without one."""
     paths = case.reference_paths()
     if not paths:
         return None
     return "\n".join(
-        f"path {i}: " + " ; ".join(format_step(s) for s in path) for i, path in enumerate(paths)
+        f"path {i}: " + " ; ".join(written_step(s) for s in path) for i, path in enumerate(paths)
     )

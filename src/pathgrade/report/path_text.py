@@ -7,10 +7,11 @@ table has one row per alignment entry: the reference step's position and text, t
 op (``match``, ``substitution``, ``extra`` for an insertion, ``missing`` for a deletion;
 a pair says whether its arguments match), the agent step's text and position, and the
 step's marks (:mod:`pathgrade.report.step_flags`, most severe first: a forbidden
-``delete_account`` reads ``✖ forbidden``, never like an extra read). The defects table has
-the kind, penalty, detail and the agent and reference step of each defect. Numbers are
-written by :func:`pathgrade.report.number_text.format_number`; texts by
-:func:`pathgrade.report.display.clip` (direction controls visible, long texts cut).
+``delete_account`` reads ``✖ forbidden``, never like an extra read); under it, the pairs
+compared field by field, one line per field (:mod:`pathgrade.report.field_text`). The
+defects table has the kind, penalty, detail and the agent and reference step of each
+defect. Numbers are written by :func:`pathgrade.report.number_text.format_number`; texts
+by :func:`pathgrade.report.display.clip` (direction controls visible, long texts cut).
 """
 
 from __future__ import annotations
@@ -19,8 +20,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from pathgrade.report.display import clip
+from pathgrade.report.field_text import field_lines
 from pathgrade.report.number_text import format_number
-from pathgrade.report.step_flags import DEFECT_FLAGS, STEP_FLAGS, StepFlag
+from pathgrade.report.step_flags import STEP_FLAGS, StepFlag, flag_keys
 
 __all__ = ["OP_LABELS", "STEP_WIDTH", "defect_lines", "path_lines", "render_path", "step_marks"]
 
@@ -38,25 +40,15 @@ _FLAGS = {flag.key: flag for flag in STEP_FLAGS}
 
 def step_marks(
     record: Mapping[str, Any],
-    tools: Mapping[int, str] | None = None,
-    unapproved: Iterable[str] = (),
+    failed: Iterable[int] = (),
+    dangerous: Iterable[int] = (),
 ) -> dict[int, list[StepFlag]]:
-    """The marks of each agent step, most severe first: one per defect kind of
-    :data:`~pathgrade.report.step_flags.DEFECT_FLAGS` naming the step, and ``unapproved``
-    on a step whose tool (``tools[step]``) is one of ``unapproved``."""
-    found: dict[int, set[str]] = {}
-    for defect in record.get("defects") or ():
-        key, step = DEFECT_FLAGS.get(str(defect.get("kind"))), defect.get("agent_step")
-        if key is not None and isinstance(step, int):
-            found.setdefault(step, set()).add(key)
-    banned = set(unapproved)
-    for step, tool in (tools or {}).items():
-        if tool in banned:
-            found.setdefault(step, set()).add("unapproved")
-    return {
-        step: sorted((_FLAGS[key] for key in keys), key=lambda flag: -flag.severity)
-        for step, keys in found.items()
-    }
+    """The marks of each agent step, most severe first
+    (:func:`pathgrade.report.step_flags.flag_keys`): from the record's defects naming the
+    step, ``failed`` on the steps that returned an error, ``dangerous`` on the tool layer's
+    dangerous false positives."""
+    keys = flag_keys(record, dangerous=dangerous, failed=failed)
+    return {step: [_FLAGS[key] for key in flags] for step, flags in keys.items()}
 
 
 def _position(value: Any) -> str:
@@ -77,13 +69,9 @@ def _table(headers: Sequence[str], rows: Sequence[Sequence[str]], right: set[int
     return out
 
 
-def path_lines(
-    record: Mapping[str, Any],
-    tools: Mapping[int, str] | None = None,
-    unapproved: Iterable[str] = (),
-) -> list[str]:
+def path_lines(record: Mapping[str, Any], failed: Iterable[int] = ()) -> list[str]:
     """The path table (module docstring) and the legend of the marks it uses."""
-    marks = step_marks(record, tools, unapproved)
+    marks = step_marks(record, failed)
     reference = record.get("reference_index")
     chosen = (
         "no reference path"
@@ -120,7 +108,7 @@ def path_lines(
     ]
     if legend:
         lines.append("  marks: " + "; ".join(legend))
-    return lines
+    return lines + field_lines(alignment)  # pairs compared field by field (field modes)
 
 
 def defect_lines(record: Mapping[str, Any]) -> list[str]:
@@ -143,17 +131,12 @@ def defect_lines(record: Mapping[str, Any]) -> list[str]:
     return lines + ["  " + line for line in _table(headers, rows, right={1, 3, 4})]
 
 
-def render_path(
-    record: Mapping[str, Any],
-    tools: Mapping[int, str] | None = None,
-    unapproved: Iterable[str] = (),
-) -> str:
+def render_path(record: Mapping[str, Any], failed: Iterable[int] = ()) -> str:
     """The path table and the defects table of one record, as lines of text.
 
     Args:
         record: the run's result record (``RunResult.to_dict()`` or a stored record).
-        tools: the tool of each agent step by position (for the ``unapproved`` mark).
-        unapproved: the dangerous tools this run called that its reference never calls
-            (the tool layer's ``summary()["tools"]["dangerous"]``).
+        failed: the positions of the agent steps that returned an error (``Step.error``;
+            the record does not keep them), marked ``failed``.
     """
-    return "\n".join([*path_lines(record, tools, unapproved), *defect_lines(record)])
+    return "\n".join([*path_lines(record, failed), *defect_lines(record)])

@@ -1,10 +1,10 @@
 """Per-run rows of the report's case table: identity, metrics, defects, the marks on steps.
 
 A step's marks (:mod:`pathgrade.report.step_flags`) come from the run's defects that name an
-agent step (``forbidden_action``, ``unexpected_write``, ``unrecovered_error``,
-``wasted_step``) and from the stored summary's dangerous false positives (``unapproved``:
-every call of a dangerous tool that the run's reference path never calls; runs read from a
-results file have no summary, so no such mark).
+agent step (``unapproved`` only from the approval defects), from the trace (``failed``: the
+step returned an error) and from the stored summary's dangerous false positives
+(``dangerous``: a call of a dangerous tool that the run's reference path never calls; runs
+read from a results file have no summary and no trace, so neither mark).
 """
 
 from __future__ import annotations
@@ -15,12 +15,20 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from pathgrade.report.page_data import DefectRow
-from pathgrade.report.step_flags import DEFECT_FLAGS, STEP_FLAGS
+from pathgrade.report.step_flags import DEFECT_FLAGS, flag_keys
 
-__all__ = ["RunKey", "agent_tools", "case_rows", "defect_rows", "run_key", "step_flags"]
+__all__ = [
+    "RunKey",
+    "agent_tools",
+    "case_rows",
+    "dangerous_calls",
+    "defect_rows",
+    "failed_steps",
+    "run_key",
+    "step_flags",
+]
 
 _TOOL = re.compile(r"^([^:(]+)")
-_SEVERITY = {flag.key: flag.severity for flag in STEP_FLAGS}
 RunKey = tuple[str, str | None, int]
 
 
@@ -43,7 +51,13 @@ def agent_tools(trace: Mapping[str, Any] | None, record: Mapping[str, Any]) -> d
     return out
 
 
-def unapproved_calls(summary: Mapping[str, Any]) -> dict[RunKey, set[str]]:
+def failed_steps(trace: Mapping[str, Any] | None) -> list[int]:
+    """The positions of the trace's steps that returned an error (none without a trace)."""
+    steps = (trace or {}).get("steps") or ()
+    return [j for j, step in enumerate(steps) if isinstance(step, Mapping) and step.get("error")]
+
+
+def dangerous_calls(summary: Mapping[str, Any]) -> dict[RunKey, set[str]]:
     """The dangerous tools each run called that its reference never calls (tool layer)."""
     dangerous = (summary.get("tools") or {}).get("dangerous") or {}
     out: dict[RunKey, set[str]] = {}
@@ -53,21 +67,18 @@ def unapproved_calls(summary: Mapping[str, Any]) -> dict[RunKey, set[str]]:
 
 
 def step_flags(
-    record: Mapping[str, Any], tools: Mapping[int, str], unapproved: Iterable[str] = ()
+    record: Mapping[str, Any],
+    tools: Mapping[int, str],
+    dangerous: Iterable[str] = (),
+    failed: Iterable[int] = (),
 ) -> dict[str, list[str]]:
-    """Flag keys by agent step (as text, for JSON), most severe first."""
-    found: dict[int, set[str]] = {}
-    for defect in record.get("defects") or ():
-        key, step = DEFECT_FLAGS.get(str(defect.get("kind"))), defect.get("agent_step")
-        if key is not None and isinstance(step, int):
-            found.setdefault(step, set()).add(key)
-    banned = set(unapproved)
-    for step, tool in tools.items():
-        if tool in banned:
-            found.setdefault(step, set()).add("unapproved")
-    return {
-        str(step): sorted(keys, key=lambda k: -_SEVERITY[k]) for step, keys in sorted(found.items())
-    }
+    """Flag keys by agent step (as text, for JSON), most severe first
+    (:func:`pathgrade.report.step_flags.flag_keys`); ``dangerous`` on the steps whose tool
+    (``tools[step]``) is one of ``dangerous``."""
+    banned = set(dangerous)
+    positions = [step for step, tool in tools.items() if tool in banned]
+    keys = flag_keys(record, dangerous=positions, failed=failed)
+    return {str(step): flags for step, flags in keys.items()}
 
 
 def case_rows(
@@ -76,7 +87,7 @@ def case_rows(
     summary: Mapping[str, Any],
 ) -> list[dict[str, Any]]:
     """One row per run, as the page's script reads it (``flags`` only when some step has)."""
-    unapproved = unapproved_calls(summary)
+    dangerous = dangerous_calls(summary)
     rows = []
     for record, trace in zip(records, traces, strict=True):
         tools = agent_tools(trace, record)
@@ -93,7 +104,7 @@ def case_rows(
             "tools": sorted(set(tools.values())),
             "trace": trace,
         }
-        flags = step_flags(record, tools, unapproved.get(run_key(record), ()))
+        flags = step_flags(record, tools, dangerous.get(run_key(record), ()), failed_steps(trace))
         if flags:
             row["flags"] = flags
         rows.append(row)

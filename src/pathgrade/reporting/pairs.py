@@ -22,7 +22,13 @@ from typing import Any
 import orjson
 
 from pathgrade.metrics.trajectory.definition.alignment import DELETE, INSERT, align
-from pathgrade.reporting.cases import agent_tools, run_key, step_flags, unapproved_calls
+from pathgrade.reporting.cases import (
+    agent_tools,
+    dangerous_calls,
+    failed_steps,
+    run_key,
+    step_flags,
+)
 from pathgrade.reporting.loading import LoadedRun
 
 __all__ = ["case_pairs", "path_pair"]
@@ -69,12 +75,12 @@ def _side(
     record: Mapping[str, Any], trace: Mapping[str, Any] | None, summary: Mapping[str, Any]
 ) -> dict[str, Any]:
     tools = agent_tools(trace, record)
-    unapproved = unapproved_calls(summary).get(run_key(record), set())
+    dangerous = dangerous_calls(summary).get(run_key(record), set())
     return {
         "run_id": record.get("run_id"),
         "trial": record.get("trial", 0),
         "steps": _steps(trace, record),
-        "flags": step_flags(record, tools, unapproved),
+        "flags": step_flags(record, tools, dangerous, failed_steps(trace)),
         "defects": list(record.get("defects") or ()),
     }
 

@@ -5,7 +5,8 @@ The pairs are found by the matchers themselves: every (reference step, agent ste
 same tool in a run's case is compared once with a recorder in place of the verdicts, so the
 set asked is exactly the set scoring reads. Each distinct pair is judged once through the
 :class:`~pathgrade.judge.client.JudgeClient` (its cache and recordings make it replayable
-offline); a ``judge_error`` is stored as ``None``: that comparison is undefined, which
+offline); each verdict keeps its judge cache key, each ``judge_error`` its message (the
+key and credentials redacted) and the value ``None``: that comparison is undefined, which
 :func:`undefined_runs` counts and :func:`pathgrade.score` reports, never a silent match or
 mismatch.
 """
@@ -22,10 +23,12 @@ import orjson
 from pathgrade.core.config import ScoringConfig
 from pathgrade.core.types import Case, Run, Step
 from pathgrade.judge.client import JudgeClient
+from pathgrade.judge.outcome import JudgeOutcome
 from pathgrade.judge.prompts import Prompt, PromptTemplate, section
 from pathgrade.judge.verdicts import VerdictError
 from pathgrade.metrics.trajectory.arguments import MatcherSet
 from pathgrade.metrics.trajectory.evidence import ArgumentEvidence, Verdicts, value_key
+from pathgrade.metrics.trajectory.grammar import leaves
 
 Key = tuple[str, str, str, str]
 
@@ -82,7 +85,8 @@ def candidate_pairs(
         case = cases.get(run.case_id)
         if case is None:
             continue
-        refs = [step for path in case.reference_paths() for step in path]
+        # the calls of one_of branches, never the placeholder
+        refs = [step for path in case.reference_paths() for step in leaves(path)]
         for agent in run.steps:
             for ref in refs:
                 if ref.tool == agent.tool:
@@ -117,16 +121,22 @@ async def judge_verdicts(
     asked = pairs_to_judge(cases, runs, config, evidence)
     keys = list(asked)
 
-    async def one(key: Key) -> bool | None:
+    async def one(key: Key) -> JudgeOutcome[bool]:
         ref, agent = asked[key]
         prompt = equivalence_prompt(key[0], key[1], ref, agent)
         item = f"{key[0]}.{key[1] or '*'}"
-        outcome = await client.judge(prompt, check_equivalent, item=item)
-        return outcome.value if outcome.ok else None
+        return await client.judge(prompt, check_equivalent, item=item)
 
     async with client:
-        values = await asyncio.gather(*(one(key) for key in keys))
-    return replace(evidence, verdicts=Verdicts(dict(zip(keys, values, strict=True))))
+        outcomes = await asyncio.gather(*(one(key) for key in keys))
+    by_key = {k: o.value if o.ok else None for k, o in zip(keys, outcomes, strict=True)}
+    ids = {k: o.key for k, o in zip(keys, outcomes, strict=True) if o.ok}
+    errors = {
+        k: client.redactor.text(o.error or "", 200)
+        for k, o in zip(keys, outcomes, strict=True)
+        if not o.ok
+    }
+    return replace(evidence, verdicts=Verdicts(by_key, ids, errors))
 
 
 def undefined_runs(

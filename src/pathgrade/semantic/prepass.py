@@ -18,6 +18,7 @@ from pathgrade.core.config import MatchingConfig, ScoringConfig, SemanticConfig
 from pathgrade.core.types import Case, Run, Step
 from pathgrade.metrics.tool.schemas import ToolSet
 from pathgrade.metrics.trajectory.evidence import ArgumentEvidence, Embeddings
+from pathgrade.metrics.trajectory.grammar import leaves
 from pathgrade.metrics.trajectory.semantic_fields import SemanticField
 from pathgrade.semantic.backends import Embedder, make_embedder
 from pathgrade.semantic.cache import EmbeddingCache
@@ -61,7 +62,7 @@ def _free(schema: Mapping[str, Any]) -> bool:
 def _steps(cases: Mapping[str, Case], runs: Sequence[Run]) -> Iterator[Step]:
     for case in cases.values():
         for path in case.reference_paths():
-            yield from path
+            yield from leaves(path)  # the calls of one_of branches, never the placeholder
     for run in runs:
         yield from run.steps
 

@@ -8,8 +8,13 @@ from typing import Any
 
 from pathgrade.core.config import ScoringConfig
 from pathgrade.core.errors import InputError
-from pathgrade.core.provenance import common_variables, records_provenance
-from pathgrade.core.record_provenance import config_hash
+from pathgrade.core.provenance import (
+    AGENT_VARIABLE,
+    common_variables,
+    records_provenance,
+    short_hash,
+)
+from pathgrade.core.record_provenance import config_hash, sha256_of
 from pathgrade.core.results import ScoreResult
 from pathgrade.core.types import Case, Run
 from pathgrade.io.results import read_results, records_jsonl
@@ -40,8 +45,11 @@ def save_scored(
         runs: the runs that were scored, in the same order, to keep the trace excerpts
             (steps, arguments, answers, retrieved lists) the HTML report shows.
         cases: the cases by id, for the chosen reference path, gold answers and evidence.
-        config: the scoring configuration (hashed into the manifest:
-            :func:`pathgrade.core.record_provenance.config_hash`, as the records' provenance).
+        config: the scoring configuration, hashed into the manifest
+            (:func:`pathgrade.core.record_provenance.config_hash`, as the records'
+            provenance); for a ``score --agent NAME`` scoring (the records' ``agent_scope``
+            variable) scoped to the agent as the records' is
+            (:func:`scoped_config_hash`), so that runs of different scopes never share one.
         labels: free labels (git commit, model, prompt version, ...); the controlled
             variables the manifest keeps are the records' (their ``provenance``).
         inputs: input files whose hashes go into the manifest (cases, runs, config, tools).
@@ -64,19 +72,25 @@ def save_scored(
     if runs is not None:
         by_id = cases or {}
         traces = [
-            trace_of(run, by_id.get(run.case_id), record["reference_index"])
+            trace_of(
+                run,
+                by_id.get(run.case_id),
+                record["reference_index"],
+                record.get("reference_branch"),
+            )
             for run, record in zip(runs, records, strict=True)
         ]
+    variables = _variables(records)
     manifest = Manifest(
         name=name,
         runs=len(records),
         metrics=dict(result.kinds),
         created=now_utc(),
-        config_hash=config_hash(config or ScoringConfig()),
+        config_hash=scoped_config_hash(config or ScoringConfig(), variables.get(AGENT_VARIABLE)),
         inputs={str(p): file_hash(p) for p in inputs},
         labels=dict(labels or {}),
         summary=dict(summary if summary is not None else result.summary()),
-        variables=_variables(records),
+        variables=variables,
     )
     return target.save(manifest, records, traces, progress=progress)
 
@@ -104,13 +118,29 @@ def save_records(
     return target.save(manifest, records)
 
 
-def _variables(records: Sequence[Mapping[str, Any]]) -> dict[str, str]:
-    """The controlled variables every record's ``provenance`` shares (the manifest's)."""
+def _distinct_provenance(records: Sequence[Mapping[str, Any]]) -> list[object]:
     distinct: list[object] = []  # records of one scoring have one, or one per model
     for record in records:
         raw = record.get("provenance")
         if raw not in distinct:
             distinct.append(raw)
+    return distinct
+
+
+def scoped_config_hash(config: ScoringConfig, agent: str | None = None) -> str:
+    """The manifest's config hash: :func:`~pathgrade.core.record_provenance.config_hash`;
+    for ``agent``'s scope ``sha256_of(f"{short}\\nagent={agent}")`` of its short form, the
+    full hash whose short form is what the records' provenance says
+    (:func:`~pathgrade.core.record_provenance.with_agent`)."""
+    full = config_hash(config)
+    if agent is None:
+        return full
+    return sha256_of(f"{short_hash(full)}\nagent={agent}")
+
+
+def _variables(records: Sequence[Mapping[str, Any]]) -> dict[str, str]:
+    """The controlled variables every record's ``provenance`` shares (the manifest's)."""
+    distinct = _distinct_provenance(records)
     return common_variables(records_provenance([{"provenance": raw}]) for raw in distinct)
 
 

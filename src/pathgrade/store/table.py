@@ -21,6 +21,7 @@ import pyarrow as pa
 from pathgrade.core.results import MetricKind, json_value
 from pathgrade.core.types import Case, Run, Step
 from pathgrade.io.results.schema import RECORD_FIELDS, SCHEMA_VERSION
+from pathgrade.metrics.trajectory.grammar import scored_path
 
 METRIC_PREFIX = "metrics."
 #: Characters of a step output or an answer kept in the trace excerpt.
@@ -49,8 +50,15 @@ def _step(step: Step) -> dict[str, Any]:
     return out
 
 
-def trace_of(run: Run, case: Case | None, reference_index: int | None) -> dict[str, Any]:
-    """What the report shows of one run: its steps, the chosen reference, answer, retrieval."""
+def trace_of(
+    run: Run,
+    case: Case | None,
+    reference_index: int | None,
+    branch: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """What the report shows of one run: its steps, the chosen reference (for a grammar path,
+    the instance scored, ``branch`` being the record's ``reference_branch``: the steps the
+    alignment's ``reference_step`` indexes), answer, retrieval."""
     trace: dict[str, Any] = {"steps": [_step(s) for s in run.steps]}
     if run.answer is not None:
         trace["answer"] = _clip(run.answer)
@@ -68,7 +76,8 @@ def trace_of(run: Run, case: Case | None, reference_index: int | None) -> dict[s
         trace["gold_answer"] = [_clip(g) for g in gold]
     paths = case.reference_paths()
     if reference_index is not None and 0 <= reference_index < len(paths):
-        trace["reference"] = [_step(s) for s in paths[reference_index]]
+        scored = scored_path(paths[reference_index], branch)
+        trace["reference"] = [_step(s) for s in scored]
     if case.gold_evidence is not None:
         evidence = case.gold_evidence
         gains = dict(evidence) if isinstance(evidence, dict) else dict.fromkeys(evidence, 1.0)

@@ -62,14 +62,16 @@ def test_defects_json_equals_the_objects(
                 s.model_copy(update={"id": f"s{i}", "after": (f"s{i - 1}",) if i else ()})
                 for i, s in enumerate(reference)
             ]
+        # A reference that calls a forbidden tool or exceeds its own budget is refused.
+        forbid = variant in (2, 3) and all(s.tool != "delete" for s in reference)
         cases.append(
             Case(
                 case_id=f"c{k}",
                 reference=tuple(reference) if variant != 5 else None,
                 order=order,  # type: ignore[arg-type]
                 required_tools=("notify", "lookup") if variant in (1, 3) else (),
-                forbidden_tools=("delete",) if variant in (2, 3) else (),
-                budget={"steps": 2} if variant == 4 else None,
+                forbidden_tools=("delete",) if forbid else (),
+                budget={"steps": max(2, len(reference))} if variant == 4 else None,
                 tool_kinds={"refund": "write"},
             )
         )

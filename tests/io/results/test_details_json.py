@@ -61,7 +61,7 @@ def test_details_json_equals_the_objects(
     alignments = _alignments(result)
     assert len(alignments) == len(result)
     for run in range(len(result)):
-        assert alignments[run] == orjson.dumps(result.details(run)[1])
+        assert alignments[run] == orjson.dumps([a.to_dict() for a in result.details(run)[1]])
 
 
 def test_runs_without_a_reference_or_steps_have_their_alignments() -> None:
@@ -72,7 +72,9 @@ def test_runs_without_a_reference_or_steps_have_their_alignments() -> None:
         Run(case_id="none"),
     ]
     result = score(cases, runs)
-    assert _alignments(result) == [orjson.dumps(result.details(r)[1]) for r in range(3)]
+    assert _alignments(result) == [
+        orjson.dumps([a.to_dict() for a in result.details(r)[1]]) for r in range(3)
+    ]
     assert _alignments(result)[0] == b"[]"
     assert _alignments(score(cases[:1], runs[:1])) == [b"[]"]
 

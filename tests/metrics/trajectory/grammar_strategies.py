@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from pathgrade.core.config import ScoringConfig
 from pathgrade.core.types import Case, Run
 
-from .trajectory_strategies import Alphabet, scorings, steps
+from .trajectory_strategies import Alphabet, possible, scorings, steps
 
 
 @st.composite
@@ -57,5 +57,5 @@ def grammar_scorings(
             [s.model_dump(exclude_defaults=True) for s in path] for path in case.reference_paths()
         ]
         record["references"] = [draw(grammar_path(path, alphabet)) for path in paths]
-        out.append(Case.model_validate(record))
+        out.append(possible(Case.model_validate(record), config.budget))
     return out, runs, config

@@ -24,8 +24,12 @@ def one(
 
 
 def trajectory_part(result: RunResult) -> RunResult:
-    """What the executable definition gives of ``result``: its trajectory metrics only, and
-    no provenance (how the run was measured is :func:`pathgrade.score`'s, not a metric)."""
+    """What the executable definition gives of ``result``: its trajectory metrics only, no
+    provenance (how the run was measured is :func:`pathgrade.score`'s, not a metric), and
+    its alignment without the per-field details (``AlignedStep.fields``: an explanation
+    that :mod:`pathgrade.metrics.trajectory.field_details` adds after scoring, from the
+    alignment, tested on its own in tests/metrics/trajectory/test_field_details.py)."""
     dropped = {"provenance": None} if "provenance" in {f.name for f in fields(result)} else {}
     metrics = {name: result.metrics[name] for name in TRAJECTORY_METRICS}
-    return replace(result, metrics=metrics, **dropped)
+    alignment = tuple(replace(step, fields=None) for step in result.alignment)
+    return replace(result, metrics=metrics, alignment=alignment, **dropped)

@@ -17,14 +17,13 @@ import math
 import random
 from collections import Counter
 from collections.abc import Iterator, Sequence
-from dataclasses import replace
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pathgrade import Case, Run, ScoringConfig, Step, score
-from pathgrade.core.results import Defect, RunResult
+from pathgrade.core.results import RunResult
 from pathgrade.metrics.trajectory.definition import explain_runs, score_runs
 from pathgrade.metrics.trajectory.definition import order as definition_order
 from pathgrade.metrics.trajectory.outputs import TRAJECTORY_METRICS
@@ -74,25 +73,12 @@ def _describe(got: RunResult, expected: RunResult) -> str:
     return "\n".join(lines)
 
 
-def _order_defects_as_counts(result: RunResult) -> RunResult:
-    """``result`` with each out_of_order defect reduced to its kind and penalty (which step
-    it names left out)."""
-    defects = tuple(
-        Defect(kind=d.kind, penalty=d.penalty, detail="") if d.kind == "out_of_order" else d
-        for d in result.defects
-    )
-    return replace(result, defects=defects)
-
-
 def assert_engine_is_the_definition(
     cases: Sequence[Case],
     runs: Sequence[Run],
     config: ScoringConfig,
-    *,
-    name_order_step: bool = True,
 ) -> None:
-    """Score with both and compare every output of every run. ``name_order_step=False``
-    compares out_of_order defects by kind and penalty only, not by the step they name."""
+    """Score with both and compare every output of every run."""
     engine = score(cases, runs, config)
     explained = explain_runs(cases, runs, config, argument_matchers())
     assert len(engine) == len(explained) == len(runs)
@@ -100,8 +86,6 @@ def assert_engine_is_the_definition(
         got = engine[r]
         got = trajectory_part(got)
         expected = spec.result
-        if not name_order_step:
-            got, expected = _order_defects_as_counts(got), _order_defects_as_counts(expected)
         assert got == expected, (
             f"run {r} ({run.case_id}): {run.model_dump(exclude_defaults=True)}\n"
             + _describe(got, expected)
@@ -151,9 +135,6 @@ def test_engine_equals_definition_on_system_defects(
     assert_engine_is_the_definition(*scoring)
 
 
-# Every output is compared, except which step an out_of_order defect names: for an unordered
-# group that repeats a tool, the engine can name another step of the group than the definition
-# (same defects, penalties and scores). That divergence is pinned below as a strict xfail.
 @settings(DIFFERENTIAL, max_examples=200)
 @given(grammar_scorings())
 def test_engine_equals_definition_on_the_path_grammar(
@@ -161,7 +142,7 @@ def test_engine_equals_definition_on_the_path_grammar(
 ) -> None:
     # Optional, repeated and unordered steps and one_of choices, under every order: the
     # instances, the reference and branch chosen, and reference_branch, in both.
-    assert_engine_is_the_definition(*scoring, name_order_step=False)
+    assert_engine_is_the_definition(*scoring)
 
 
 @settings(DIFFERENTIAL, max_examples=2)
@@ -252,16 +233,12 @@ def test_exact_partial_order_search_on_repeated_calls(monkeypatch: pytest.Monkey
     assert decided >= 40, decided  # 52 of these 3,000 runs (seed 18)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="known: for an unordered group repeating a tool, the engine's out_of_order detail"
-    " names a dependency inside the group (scores agree; issue 23 left open)",
-)
 def test_engine_explains_the_order_defect_of_an_unordered_group_as_the_definition() -> None:
     """Found by the grammar differential test in CI: reference ``[a, {a:1, a} unordered]``
-    (and an empty alternative), run ``[a:1 (failed), a (failed), a, a:1 (failed)]``. The
-    definition says a:1 ran before its turn and was made again later; the engine says the
-    group's ``a`` ran before ``a:1``, which it does not depend on."""
+    (and an empty alternative), run ``[a:1 (failed), a (failed), a, a:1 (failed)]``. Both
+    say a:1 ran before its turn and was made again later. The engine used to read the
+    instance in its case's total order (so the group's ``a`` "depended on" ``a:1``); it now
+    reads the order the instance is scored under (``partial``: ``a`` -> {``a:1``, ``a``})."""
     unordered = {"group": "unordered"}
     case = Case(
         case_id="c",

@@ -47,14 +47,16 @@ def _plugin() -> Iterator[None]:
 
 def _trajectory_fields(record: dict[str, Any]) -> dict[str, Any]:
     """The fields the definition gives: trajectory metrics (in the record's order),
-    ``reference_index``, defects, alignment."""
+    ``reference_index``, defects, alignment (without the per-field details ``fields``, which
+    pathgrade.metrics.trajectory.field_details adds after scoring; tested on their own)."""
     metrics = {k: v for k, v in record["metrics"].items() if k in TRAJECTORY_METRICS}
+    alignment = [{k: v for k, v in entry.items() if k != "fields"} for entry in record["alignment"]]
     return {
         "metric_names": list(metrics),
         "metrics": metrics,
         "reference_index": record["reference_index"],
         "defects": record["defects"],
-        "alignment": record["alignment"],
+        "alignment": alignment,
     }
 
 

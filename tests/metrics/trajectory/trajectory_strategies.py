@@ -14,6 +14,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
+from pathgrade.cases.walk import length_bounds
 from pathgrade.core.config import (
     FieldMatch,
     MatchingConfig,
@@ -23,6 +24,8 @@ from pathgrade.core.config import (
     Weights,
 )
 from pathgrade.core.types import Budget, Case, Run, Step
+from pathgrade.metrics.trajectory.definition.checks import forbids
+from pathgrade.metrics.trajectory.grammar import leaves
 
 TOOLS = ("a", "b", "c", "w")
 ORDERS = ("total", "partial", "none")
@@ -224,7 +227,32 @@ def scorings(
     ids = [f"case{k}" for k in range(draw(st.integers(1, 3)))]
     case_list = [draw(cases(case_id, alphabet, orders)) for case_id in ids]
     run_list = draw(st.lists(runs(ids, alphabet, max_steps), min_size=min_runs, max_size=max_runs))
-    return case_list, run_list, draw(configs())
+    config = draw(configs())
+    return [possible(case, config.budget) for case in case_list], run_list, config
+
+
+def possible(case: Case, budget: Budget | None = None) -> Case:
+    """``case`` as one ``score`` accepts (:mod:`pathgrade.cases.refuse`): the forbidden
+    tools and actions its references call left out, and the steps of its budget (else of
+    ``budget``, the config's) raised to the fewest calls a reference takes. Agents may still
+    call forbidden tools and exceed budgets: only the references were impossible."""
+    paths = [
+        *case.reference_paths(),
+        *(p for ps in (case.references_by_agent or {}).values() for p in ps),
+    ]
+    calls = [step for path in paths for step in leaves(path)]
+    tools = {step.tool for step in calls}
+    update: dict[str, Any] = {
+        "forbidden_tools": tuple(t for t in case.forbidden_tools if t not in tools),
+        "forbidden_actions": tuple(
+            entry for entry in case.forbidden_actions if not any(forbids(entry, s) for s in calls)
+        ),
+    }
+    limit = case.budget or budget
+    fewest = max((length_bounds(path)[0] for path in paths), default=0)
+    if limit is not None and limit.steps is not None and fewest > limit.steps:
+        update["budget"] = limit.model_copy(update={"steps": fewest})
+    return case.model_copy(update=update)
 
 
 def step_of(record: dict[str, Any]) -> Step:
@@ -284,7 +312,7 @@ def random_scoring(
             mode=rng.choice(["exact", "normalized", "fuzzy"]), tools=rng.choice(TOOL_OVERRIDES)
         )
     )
-    return case_list, run_list, config
+    return [possible(case) for case in case_list], run_list, config
 
 
 def repeated_partial_scoring(

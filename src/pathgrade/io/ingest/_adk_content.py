@@ -90,6 +90,18 @@ def tokens_of(usage: Mapping[str, Any]) -> float | None:
     )
 
 
+def split_of(usage: Mapping[str, Any]) -> tuple[float | None, float | None]:
+    """``(prompt_token_count, candidates_token_count + thoughts_token_count)`` of a usage
+    metadata object (thinking tokens are billed as output; each side ``None`` when not
+    recorded)."""
+    inputs = number(usage.get("prompt_token_count", usage.get("promptTokenCount")))
+    outputs = sum_numbers(
+        usage.get("candidates_token_count", usage.get("candidatesTokenCount")),
+        usage.get("thoughts_token_count", usage.get("thoughtsTokenCount")),
+    )
+    return inputs, outputs
+
+
 def response_error(response: Any) -> str | None:
     """The failure a tool result reports: a truthy ``error`` member (ADK's convention), or
     an MCP result with ``isError: true`` (its text content as the message)."""

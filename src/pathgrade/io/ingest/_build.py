@@ -20,10 +20,13 @@ call, a retrieval, an agent, or nothing of interest. The rest is shared:
    that agent's name;
 7. ``answer`` is the root agent's output text, else the last model output text.
 
-``usage`` sums the model spans' and steps' tokens and cost; latency is the root span's
-duration. ``retrieved`` concatenates the retrieval spans' documents in time order (first
-occurrence of an id kept); each retrieval's ranked list is kept in ``metadata["retrievals"]``
-with the name and call id of the step it is part of.
+``usage`` sums the model spans' and steps' tokens and cost, and the model spans' input and
+output tokens (:mod:`._usage`: a span without the field contributes nothing, none with it:
+unknown); latency is the root span's duration. ``metadata["model"]`` is the model the model
+spans name when they name one (``models`` for several). ``retrieved`` concatenates the
+retrieval spans' documents in time order (first occurrence of an id kept); each retrieval's
+ranked list is kept in ``metadata["retrievals"]`` with the name and call id of the step it
+is part of.
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ from pathgrade.io.ingest._calls import Trace, group_calls, match, nearest
 from pathgrade.io.ingest._common import TRIAL_LIMIT, At, IngestOptions, number
 from pathgrade.io.ingest._info import Classifier, EmittedCall, SpanInfo, SpanKind, ToolResult
 from pathgrade.io.ingest._steps import steps_of
+from pathgrade.io.ingest._usage import model_metadata, split_sum, with_split
 from pathgrade.io.ingest.spans import Span, time_order
 
 __all__ = [
@@ -128,12 +132,15 @@ def build_run(
                 entry["tool"], entry["call_id"] = step.tool, step.call_id
             retrievals.append(entry)
         tool_tokens = [s.tokens for s in steps if s.tokens is not None]
-        usage = _usage(roots, ordered, tokens + tool_tokens, costs)
+        models = [infos[s.span_id] for s in ordered if infos[s.span_id].kind == "llm"]
+        split = split_sum((i.input_tokens, i.output_tokens) for i in models)
+        usage = with_split(_usage(roots, ordered, tokens + tool_tokens, costs), split)
         root_info = [infos[r.span_id] for r in roots]
         answer = next((i.output_text for i in root_info if i.output_text), None) or last_output
         trial = trial_number(_find_attribute(ordered, roots, _TRIAL), At(file, line, _TRIAL))
         success = _find_attribute(ordered, roots, "pathgrade.success")
         metadata: dict[str, Any] = {"source": source, "trace_id": trace_id}
+        metadata.update(model_metadata(i.model for i in models))
         if retrievals:
             metadata["retrievals"] = retrievals
         return Run(

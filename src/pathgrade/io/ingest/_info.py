@@ -50,7 +50,9 @@ class SpanInfo:
     the retriever's name, its query and parameters and its raw result. ``error`` is a failure
     the span's content reports although its status does not (an MCP ``isError`` result).
     ``emitted_calls`` and ``tool_results`` are read from a model span's output and input
-    messages. ``agent_name`` names the agent of an ``agent`` span.
+    messages. ``agent_name`` names the agent of an ``agent`` span. A model span's
+    ``input_tokens``/``output_tokens`` are its recorded split of ``tokens``, ``model`` the
+    model it names (the request's, the name a price table is keyed on, else the response's).
     """
 
     kind: SpanKind | None
@@ -59,7 +61,12 @@ class SpanInfo:
     arguments: Any = None
     result: Any = None
     tokens: float | None = None
+    input_tokens: float | None = None
+    output_tokens: float | None = None
+    model: str | None = None
     cost: float | None = None
+    #: A human-in-the-loop decision the trace records on this call (``Step.approval``).
+    approval: Literal["granted", "denied"] | None = None
     documents: Sequence[tuple[str, float | None]] = ()
     output_text: str | None = None
     agent_name: str | None = None

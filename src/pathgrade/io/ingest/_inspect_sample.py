@@ -29,6 +29,7 @@ from pathgrade.io.ingest._common import (
     text,
     text_of,
 )
+from pathgrade.io.ingest._usage import split_sum, with_split
 from pathgrade.io.ingest.openai_messages import content_text
 
 SOURCE = "inspect-ai"
@@ -221,9 +222,11 @@ def _scores(sample: Mapping[str, Any], at: At) -> tuple[dict[str, Any], bool | N
 
 
 def _usage(sample: Mapping[str, Any], at: At) -> Usage | None:
-    """Tokens and cost summed over ``model_usage`` (else ``output.usage``); ``total_time``."""
+    """Tokens and cost summed over ``model_usage`` (else ``output.usage``), and the split
+    (``input_tokens``/``output_tokens``, :mod:`._usage`); ``total_time``."""
     tokens: list[float] = []
     costs: list[float] = []
+    splits: list[tuple[float | None, float | None]] = []
     by_model = obj(sample.get("model_usage"), at.key("model_usage"))
     output = obj(sample.get("output"), at.key("output"))
     usages = list(by_model.values()) or [output.get("usage")]
@@ -234,17 +237,19 @@ def _usage(sample: Mapping[str, Any], at: At) -> Usage | None:
         )
         if total is not None:
             tokens.append(total)
+        splits.append((number(usage.get("input_tokens")), number(usage.get("output_tokens"))))
         cost = number(usage.get("total_cost"))
         if cost is not None:
             costs.append(cost)
     seconds = number(sample.get("total_time"))
-    if not tokens and not costs and seconds is None:
-        return None
-    return Usage(
-        tokens=sum(tokens) if tokens else None,
-        cost=sum(costs) if costs else None,
-        latency_ms=seconds * 1000.0 if seconds is not None else None,
-    )
+    found = None
+    if tokens or costs or seconds is not None:
+        found = Usage(
+            tokens=sum(tokens) if tokens else None,
+            cost=sum(costs) if costs else None,
+            latency_ms=seconds * 1000.0 if seconds is not None else None,
+        )
+    return with_split(found, split_sum(splits))
 
 
 def _answer(sample: Mapping[str, Any], at: At, last_text: str | None) -> str | None:

@@ -27,7 +27,11 @@ Keys are read in both spellings ADK writes (``function_call`` / ``functionCall``
                                     first to last event
 last agent text                     the answer: the text parts (not thoughts) of the last
                                     non-user event without function calls or responses
-``usage_metadata``                  tokens: ``total_token_count`` (else prompt + candidates)
+``usage_metadata``                  tokens: ``total_token_count`` (else prompt + candidates);
+                                    the run's split (:mod:`._usage`): input
+                                    ``prompt_token_count``, output ``candidates_`` +
+                                    ``thoughts_token_count``
+``model_version``                   ``metadata["model"]`` (one model; ``models`` for several)
 ``error_code``, ``error_message``   kept in ``metadata["errors"]``
 ``id`` (session)                    ``run_id``; the case id is the session state's
                                     ``pathgrade.case_id`` (``--case-id-attribute``), else
@@ -64,6 +68,7 @@ from pathgrade.io.ingest._adk_content import (
     items,
     member,
     parts_of,
+    split_of,
     text_of_parts,
     tokens_of,
 )
@@ -79,6 +84,7 @@ from pathgrade.io.ingest._common import (
     text,
     text_of,
 )
+from pathgrade.io.ingest._usage import model_metadata, split_sum, with_split
 
 NAME = "adk"
 _STATUS = {1: True, 2: False, "PASSED": True, "FAILED": False}
@@ -109,6 +115,8 @@ class _Trace:
     steps: Steps = field(default_factory=Steps)
     answer: str | None = None
     tokens: list[float] = field(default_factory=list)
+    splits: list[tuple[float | None, float | None]] = field(default_factory=list)
+    models: list[str | None] = field(default_factory=list)
     times: list[float] = field(default_factory=list)
     errors: list[dict[str, Any]] = field(default_factory=list)
 
@@ -130,6 +138,8 @@ class _Trace:
             tokens = tokens_of(usage)
             if tokens is not None:
                 self.tokens.append(tokens)
+            self.splits.append(split_of(usage))
+            self.models.append(text_of(member(event, "model_version", at)[0]))
             if when is not None:
                 self.times.append(when)
             code = text_of(member(event, "error_code", at)[0])
@@ -154,16 +164,20 @@ class _Trace:
     def run(self, at: At, **fields: Any) -> Run:
         latency = (max(self.times) - min(self.times)) * 1000.0 if len(self.times) > 1 else None
         tokens = sum(self.tokens) if self.tokens else None
-        metadata = fields.pop("metadata")
+        usage = with_split(
+            Usage(tokens=tokens, latency_ms=latency)
+            if tokens is not None or latency is not None
+            else None,
+            split_sum(self.splits),
+        )
+        metadata = {**model_metadata(self.models), **fields.pop("metadata")}
         if self.errors:
             metadata["errors"] = bounded(self.errors, at.key("events"))
         try:
             return Run(
                 steps=tuple(Step(**s) for s in self.steps.finished()),
                 answer=self.answer,
-                usage=Usage(tokens=tokens, latency_ms=latency)
-                if tokens is not None or latency is not None
-                else None,
+                usage=usage,
                 metadata=metadata,
                 **fields,
             )

@@ -21,7 +21,9 @@ assistant ``tool_calls[j]``         a step: ``function``, ``arguments`` (an obje
                                     scorer and a sample ``error``: a failure. All values are
                                     kept in ``metadata["scores"]``
 ``model_usage``                     tokens (``total_tokens``, else input + output) and
-                                    ``total_cost`` summed over models (else ``output.usage``)
+                                    ``total_cost`` summed over models (else ``output.usage``);
+                                    ``input_tokens``/``output_tokens`` summed likewise: the
+                                    run's split; the eval's ``model``: ``metadata["model"]``
 ``total_time`` (seconds)            ``usage.latency_ms``; ``working_time`` in ``metadata``
 ``uuid``                            ``run_id`` (else ``<id>#epoch<n>``)
 ==================================  ========================================================

@@ -9,7 +9,9 @@ of messages, or ``{"messages": [...], "case_id"?, ...}``, each message in any sh
 (``status: "error"`` makes the step an error). A tool message whose ``artifact`` (else its
 ``content``) is a list of documents is a retrieval: the step keeps
 ``metadata["retrieval"] = True`` and its documents go to ``retrieved``.
-``usage_metadata.total_tokens`` is summed. The mapping is then that of
+``usage_metadata.total_tokens`` is summed, its ``input_tokens``/``output_tokens`` are the
+run's split (:mod:`._usage`: summed over the messages recording them), an AI message's
+``response_metadata.model_name`` its model. The mapping is then that of
 :mod:`pathgrade.io.ingest.openai_messages` (pairing of results with calls included).
 """
 
@@ -30,7 +32,9 @@ from pathgrade.io.ingest._common import (
     number,
     obj,
     text,
+    text_of,
 )
+from pathgrade.io.ingest._usage import model_metadata, split_sum
 from pathgrade.io.ingest.langchain_message import message, tool_documents
 from pathgrade.io.ingest.langsmith import RunTrees, run_items
 from pathgrade.io.ingest.openai_messages import conversation_run
@@ -91,6 +95,8 @@ def _message_conversation(record: Any, at: At) -> dict[str, Any]:
     if isinstance(messages, list):
         where = at.key("messages") if isinstance(record, dict) else at
         tokens: list[float] = []
+        splits: list[tuple[float | None, float | None]] = []
+        models: list[str | None] = []
         converted = []
         for i, raw in enumerate(messages):
             converted.append(_to_openai(raw, where.item(i)))
@@ -99,9 +105,24 @@ def _message_conversation(record: Any, at: At) -> dict[str, Any]:
             total = number(usage.get("total_tokens")) if isinstance(usage, dict) else None
             if total is not None:
                 tokens.append(total)
+            if isinstance(usage, dict):
+                splits.append(
+                    (number(usage.get("input_tokens")), number(usage.get("output_tokens")))
+                )
+            response = found.fields.get("response_metadata") if found is not None else None
+            if isinstance(response, dict):
+                models.append(text_of(response.get("model_name")))
         header["messages"] = converted
-        if tokens and "usage" not in header:
-            header["usage"] = {"total_tokens": sum(tokens)}
+        inputs, outputs = split_sum(splits)
+        if (tokens or inputs is not None or outputs is not None) and "usage" not in header:
+            header["usage"] = {
+                "total_tokens": sum(tokens) if tokens else None,
+                "prompt_tokens": inputs,
+                "completion_tokens": outputs,
+            }
+        named = model_metadata(models)
+        if "model" in named and "model" not in header:
+            header["model"] = named["model"]
     return header
 
 

@@ -18,7 +18,9 @@ An observation is ``{"id", "traceId", "parentObservationId", "type", "name", "st
 ``TOOL``       a step: ``name``, arguments from ``input`` (the ``@observe`` decorator's
                ``{"args": [...], "kwargs": {...}}`` unwrapped), result ``output``
 ``GENERATION`` a model call: ``usageDetails.total`` (else input + output; else the same
-               of ``usage``; OpenAI's ``total_tokens``/``prompt_tokens`` keys too),
+               of ``usage``; OpenAI's ``total_tokens``/``prompt_tokens`` keys too; the
+               run's split: ``input``/``output``, else ``prompt_``/``completion_tokens``),
+               model ``model``,
                cost ``costDetails.total`` (else the sum of its entries), else
                ``calculatedTotalCost``/``totalCost``; tool calls of its ``output``
                messages are emitted calls, ``role: "tool"`` messages of its ``input`` tool
@@ -65,6 +67,7 @@ from pathgrade.io.ingest._common import (
     obj,
     score_of,
     text,
+    text_of,
 )
 from pathgrade.io.ingest._info import Classifier, SpanInfo
 from pathgrade.io.ingest._langfuse_values import answer_text, query_arguments, tool_arguments
@@ -190,6 +193,9 @@ def classify_with(file: str) -> Classifier:
             return SpanInfo(
                 "llm",
                 tokens=_tokens(raw, at),
+                input_tokens=_side(raw, ("input", "prompt_tokens")),
+                output_tokens=_side(raw, ("output", "completion_tokens")),
+                model=text_of(raw.get("model")),
                 cost=_cost(raw, at),
                 output_text=_model_io.assistant_text(output, at.key("output"))
                 if generation
@@ -235,6 +241,20 @@ def _tokens(raw: Mapping[str, Any], at: At) -> float | None:
         found = sum_numbers(usage.get("prompt_tokens"), usage.get("completion_tokens"))
         if found is not None:
             return found
+    return None
+
+
+def _side(raw: Mapping[str, Any], keys: tuple[str, str]) -> float | None:
+    """One side of the split: ``usageDetails`` then ``usage`` (already checked to be
+    objects by ``_tokens``), Langfuse's key then OpenAI's."""
+    for usage_key in ("usageDetails", "usage"):
+        usage = raw.get(usage_key)
+        if not isinstance(usage, Mapping):
+            continue
+        for key in keys:
+            found = number(usage.get(key))
+            if found is not None:
+                return found
     return None
 
 

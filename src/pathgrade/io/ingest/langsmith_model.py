@@ -16,6 +16,11 @@ Tokens, from the first of these that has a count (each is total, else input + ou
 4. ``outputs.llm_output.token_usage``, then ``outputs.usage`` (the provider's counts);
 5. the sum of the generations' ``message.usage_metadata``.
 
+The run's split (input and output tokens) comes from the first of the same sources that
+records either side (``prompt_``/``completion_tokens`` or ``input_``/``output_tokens``); the
+model from ``extra.metadata.ls_model_name``, else ``extra.invocation_params.model`` (or
+``model_name``), else the response's ``outputs.llm_output.model_name`` / ``outputs.model``.
+
 Cost: ``total_cost``, else ``prompt_cost`` + ``completion_cost``.
 """
 
@@ -27,6 +32,7 @@ from typing import Any
 from pathgrade.io.ingest._build import sum_numbers
 from pathgrade.io.ingest._common import number
 from pathgrade.io.ingest._info import SpanInfo, ToolResult
+from pathgrade.io.ingest._usage import split_sum
 from pathgrade.io.ingest.langchain_message import (
     EMPTY,
     Message,
@@ -84,6 +90,51 @@ def tokens_of(run: Mapping[str, Any]) -> float | None:
     return sum_numbers(*per_generation)
 
 
+def _sides(usage: Any) -> tuple[float | None, float | None]:
+    if not isinstance(usage, dict):
+        return None, None
+    inputs = number(usage.get("input_tokens", usage.get("prompt_tokens")))
+    outputs = number(usage.get("output_tokens", usage.get("completion_tokens")))
+    return inputs, outputs
+
+
+def split_of(run: Mapping[str, Any]) -> tuple[float | None, float | None]:
+    """A model run's input and output tokens (module docstring)."""
+    outputs = _mapping(run.get("outputs"))
+    extra = _mapping(run.get("extra"))
+    sources = (
+        (number(run.get("prompt_tokens")), number(run.get("completion_tokens"))),
+        _sides(_mapping(extra.get("metadata")).get("usage_metadata")),
+        _sides(outputs.get("usage_metadata")),
+        _sides(_mapping(outputs.get("llm_output")).get("token_usage")),
+        _sides(outputs.get("usage")),
+    )
+    found = next((s for s in sources if s != (None, None)), None)
+    if found is not None:
+        return found
+    per_generation = []
+    for generation in _generations(outputs):
+        found_message = message(_mapping(generation).get("message"))
+        if found_message is not None:
+            per_generation.append(_sides(found_message.fields.get("usage_metadata")))
+    return split_sum(per_generation)
+
+
+def model_of(run: Mapping[str, Any]) -> str | None:
+    """The model a model run names (module docstring)."""
+    extra = _mapping(run.get("extra"))
+    params = _mapping(extra.get("invocation_params"))
+    outputs = _mapping(run.get("outputs"))
+    names = (
+        _mapping(extra.get("metadata")).get("ls_model_name"),
+        params.get("model"),
+        params.get("model_name"),
+        _mapping(outputs.get("llm_output")).get("model_name"),
+        outputs.get("model"),
+    )
+    return next((n for n in names if isinstance(n, str) and n), None)
+
+
 def _output(outputs: Any) -> tuple[str | None, Message | None]:
     """The output text and message of a model run (see module docstring)."""
     if isinstance(outputs, str):
@@ -136,9 +187,13 @@ def model_info(run: Mapping[str, Any]) -> SpanInfo:
     """The :class:`SpanInfo` of a model run: tokens, cost, text, emitted calls, results shown."""
     text, found = _output(run.get("outputs"))
     cost = number(run.get("total_cost"))
+    split = split_of(run)
     return SpanInfo(
         "llm",
         tokens=tokens_of(run),
+        input_tokens=split[0],
+        output_tokens=split[1],
+        model=model_of(run),
         cost=cost
         if cost is not None
         else sum_numbers(run.get("prompt_cost"), run.get("completion_cost")),

@@ -12,12 +12,18 @@ may come in any order and before their trace object.
 ==============  ==========================================================================
 ``function``    a step: ``name``, ``input`` (the JSON arguments text), ``output``; the span's
                 ``error`` (``data.error``, else ``message``) fails it; ``mcp_data.server``
-                names the MCP server (``server/tool`` with ``mcp_namespace``)
-``generation``  a model call: ``usage.total_tokens`` (else input + output); tool calls of
-                its ``output`` messages are emitted calls; ``role: "tool"`` messages of its
-                ``input`` are tool results; the last assistant text is the output text
-``response``    a model call (Responses API): ``usage`` (the export has no messages; a
-                ``response`` object written by a custom processor is read like an output)
+                names the MCP server (``server/tool`` with ``mcp_namespace``); approvals
+                (``needs_approval``): a rejected call is ``approval: "denied"``, the call
+                after an interruption ``"granted"``, the interruption no step
+                (:mod:`._agents_approvals`)
+``generation``  a model call: ``usage.total_tokens`` (else input + output; the run's split:
+                ``usage.input_tokens``/``output_tokens``, also ``prompt_``/``completion_``),
+                model ``model``; tool calls of its ``output`` messages are emitted calls;
+                ``role: "tool"`` messages of its ``input`` are tool results; the last
+                assistant text is the output text
+``response``    a model call (Responses API): ``usage`` and ``response.model`` (the export
+                has no messages; a ``response`` object written by a custom processor is read
+                like an output)
 ``agent``       an agent scope (``name``); a handoff makes the receiving agent's span the
                 scope of the later steps
 ``handoff``     ``metadata["handoffs"]``: ``{"from", "to"}``; the model's call of the handoff
@@ -45,6 +51,14 @@ from typing import Any
 from pathgrade.core.errors import InputError
 from pathgrade.core.types import Run
 from pathgrade.io.ingest import _model_io
+from pathgrade.io.ingest._agents_approvals import (
+    DATA,
+    REJECTED,
+    Decision,
+    Mark,
+    approval_marks,
+    rejected_call_id,
+)
 from pathgrade.io.ingest._build import build_run, sum_numbers
 from pathgrade.io.ingest._common import (
     At,
@@ -57,13 +71,12 @@ from pathgrade.io.ingest._common import (
     number,
     obj,
     text,
+    text_of,
 )
 from pathgrade.io.ingest._info import SpanInfo
-from pathgrade.io.ingest.spans import Span, ancestors, time_ns
+from pathgrade.io.ingest.spans import Span, ancestors, time_ns, time_order
 
 NAME = "openai-agents"
-#: Key of a span's ``span_data`` object in :attr:`Span.attributes`.
-DATA = "openai_agents.span_data"
 _SNIFF = re.compile(r'"object"\s*:\s*"trace(\.span)?"')
 _NOT_NAME = re.compile(r"[^a-zA-Z0-9_]")
 
@@ -112,7 +125,7 @@ def _span(raw: Mapping[str, Any], at: At, order: int) -> Span:
         or "",
         start_ns=time_ns(raw.get("started_at"), at.key("started_at")),
         end_ns=time_ns(raw.get("ended_at"), at.key("ended_at")),
-        attributes={**metadata, DATA: data},
+        attributes={**metadata, DATA: data, REJECTED: rejected_call_id(raw.get("error"))},
         error=_error_text(raw.get("error"), at.key("error")),
         line=at.line,
         order=order,
@@ -176,18 +189,30 @@ class _Classifier:
     file: str
     handoff_tools: frozenset[str]
     mcp_namespace: bool
+    marks: Mapping[str, Mark] = field(default_factory=dict)
 
     def __call__(self, span: Span) -> SpanInfo:
         data: Mapping[str, Any] = span.attributes.get(DATA) or {}
         at = At(self.file, span.line, f"span {span.span_id}.span_data")
         type_ = data.get("type")
         if type_ == "function":
-            return self._function(data, at)
+            mark = self.marks.get(span.span_id)
+            if mark == "pending":
+                return SpanInfo(None)  # an interruption waiting for approval: no call yet
+            found = self._function(data, at)
+            if mark is None:
+                return found
+            call_id = span.attributes.get(REJECTED) or found.call_id
+            approval: Decision = "granted" if mark == "granted" else "denied"
+            return replace(found, approval=approval, call_id=call_id)
         if type_ == "generation":
             calls = _model_io.emitted_calls(data.get("output"), at.key("output"))
             return SpanInfo(
                 "llm",
                 tokens=_tokens(data.get("usage"), at.key("usage")),
+                input_tokens=_side(data.get("usage"), "input"),
+                output_tokens=_side(data.get("usage"), "output"),
+                model=text_of(data.get("model")),
                 output_text=_model_io.assistant_text(data.get("output"), at.key("output")),
                 emitted_calls=[c for c in calls if c.name not in self.handoff_tools],
                 tool_results=_model_io.tool_results(data.get("input"), at.key("input")),
@@ -200,6 +225,9 @@ class _Classifier:
             return SpanInfo(
                 "llm",
                 tokens=_tokens(data.get("usage") or response.get("usage"), at.key("usage")),
+                input_tokens=_side(data.get("usage") or response.get("usage"), "input"),
+                output_tokens=_side(data.get("usage") or response.get("usage"), "output"),
+                model=text_of(response.get("model")),
                 output_text=_model_io.assistant_text(output, out_at),
                 emitted_calls=[c for c in calls if c.name not in self.handoff_tools],
                 tool_results=_model_io.tool_results(data.get("input"), at.key("input")),
@@ -230,6 +258,23 @@ def _tokens(value: Any, at: At) -> float | None:
     if total is not None:
         return total
     return sum_numbers(usage.get("input_tokens"), usage.get("output_tokens"))
+
+
+_SIDES = {
+    "input": ("input_tokens", "prompt_tokens"),
+    "output": ("output_tokens", "completion_tokens"),
+}
+
+
+def _side(value: Any, side: str) -> float | None:
+    """A usage object's ``input_tokens`` (``output_tokens``), else ``prompt_tokens``
+    (``completion_tokens``) as the chat-completions usage names them (a usage that is not
+    an object already failed in ``_tokens``)."""
+    if not isinstance(value, Mapping):
+        return None
+    current, legacy = _SIDES[side]
+    found = number(value.get(current))
+    return found if found is not None else number(value.get(legacy))
 
 
 def _handoff_tools(spans: list[Span]) -> frozenset[str]:
@@ -304,7 +349,8 @@ def read(path: str | Path, options: IngestOptions | None = None) -> Iterator[Run
         if not trace.spans:
             continue
         spans = [replace(s, resource=trace.metadata) for s in trace.spans]
-        classify = _Classifier(file, _handoff_tools(spans), options.mcp_namespace)
+        marks = approval_marks(time_order(spans))
+        classify = _Classifier(file, _handoff_tools(spans), options.mcp_namespace, marks)
         try:
             run = build_run(trace_id, spans, classify, options, file=file, source=NAME)
             extra = {**trace.info, **_run_metadata(spans, file)}

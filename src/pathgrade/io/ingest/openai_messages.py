@@ -12,7 +12,10 @@ assistant ``function_call``       the legacy single call (a step of its own turn
 ``role: "tool"``                  the result (``content``) of a call, paired as below;
                                   ``role: "function"`` (legacy) by name
 last assistant text               the answer
-``usage.total_tokens``            ``usage.tokens`` (else prompt + completion tokens)
+``usage.total_tokens``            ``usage.tokens`` (else prompt + completion tokens);
+                                  ``prompt_tokens``/``completion_tokens`` (or ``input_``/
+                                  ``output_tokens``) the run's split
+``model`` (a string)              ``metadata["model"]``, unless the metadata has one
 ================================  ==========================================================
 
 Pairing a ``tool`` message with its call (calls are *unanswered* until paired):
@@ -52,6 +55,7 @@ from pathgrade.io.ingest._common import (
     obj,
     text_of,
 )
+from pathgrade.io.ingest._usage import with_split
 
 NAME = "openai-messages"
 #: The ranked ``(id, score)`` documents a tool message carries, or ``None`` (not a retrieval).
@@ -258,6 +262,14 @@ def conversation_run(
     tokens = number(usage_raw.get("total_tokens")) or sum_numbers(
         usage_raw.get("prompt_tokens"), usage_raw.get("completion_tokens")
     )
+    split = (
+        number(usage_raw.get("prompt_tokens", usage_raw.get("input_tokens"))),
+        number(usage_raw.get("completion_tokens", usage_raw.get("output_tokens"))),
+    )
+    usage = with_split(Usage(tokens=tokens) if tokens is not None else None, split)
+    model = text_of(header.get("model"))
+    if model and "model" not in metadata:
+        metadata = {**metadata, "model": model}
     trial = header.get("trial")
     trial = trial if isinstance(trial, int) and not isinstance(trial, bool) else 0
     if trial >= TRIAL_LIMIT:
@@ -272,7 +284,7 @@ def conversation_run(
             steps=tuple(Step(**s) for s in builder.steps),
             answer=builder.answer,
             success=header.get("success") if isinstance(header.get("success"), bool) else None,
-            usage=Usage(tokens=tokens) if tokens is not None else None,
+            usage=usage,
             retrieved=builder.retrieved(),
             metadata={**metadata, "source": source}
             | ({"retrievals": builder.retrievals} if builder.retrievals else {}),

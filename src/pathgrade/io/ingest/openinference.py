@@ -21,7 +21,8 @@ JSONL and Parquet); :func:`flat_attributes` reads both as the flattened form.
                documents ``retrieval.documents.<i>.document.{id,score}``, the id else taken
                from ``document.metadata`` (a JSON string or object): ``id``, ``doc_id``,
                ``document_id``, ``_id``, ``chunk_id``, then ``source``, first present
-``LLM``        a model call: ``llm.token_count.total`` (else prompt + completion),
+``LLM``        a model call: ``llm.token_count.total`` (else prompt + completion; the
+               run's split: ``prompt``, ``completion``), model ``llm.model_name``,
                ``llm.cost.total`` (else prompt + completion); output text; the emitted
                tool calls and the tool results it was shown
                (:mod:`~pathgrade.io.ingest.openinference_messages`)
@@ -197,6 +198,9 @@ def _llm(attrs: Mapping[str, Any], handoff_tools: frozenset[str]) -> SpanInfo:
         cost=cost
         if cost is not None
         else sum_numbers(attrs.get("llm.cost.prompt"), attrs.get("llm.cost.completion")),
+        input_tokens=number(attrs.get("llm.token_count.prompt")),
+        output_tokens=number(attrs.get("llm.token_count.completion")),
+        model=text_of(attrs.get("llm.model_name")),
         output_text=messages.model_output_text(attrs),
         emitted_calls=tuple(
             c for c in messages.emitted_calls(attrs) if c.name not in handoff_tools

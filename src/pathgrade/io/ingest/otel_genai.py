@@ -12,7 +12,9 @@ Span roles, in this order of precedence:
                               ``gen_ai.tool.call.arguments`` (opt-in), ``...call.result``;
                               a result with MCP ``isError: true`` is a failed step
 ``chat``, ``text_completion``, a model call: ``gen_ai.usage.input_tokens`` +
-``generate_content``          ``output_tokens``; its messages (below)
+``generate_content``          ``output_tokens`` (each also the run's split), model
+                              ``gen_ai.request.model`` (else ``...response.model``);
+                              its messages (below)
 ``retrieval``                 a retrieval step: tool ``gen_ai.data_source.id`` (else the
                               span name's target); arguments ``{"query":
                               gen_ai.retrieval.query.text, "top_k":
@@ -139,14 +141,18 @@ def llm_info(attrs: Mapping[str, Any], events: Extras | None, span: Span) -> Spa
     if not inputs and not outputs:
         inputs = normalized(traceloop.flat_messages(attrs, "prompt"))
         outputs = normalized(traceloop.flat_messages(attrs, "completion"))
-    tokens = sum_numbers(
-        attrs.get("gen_ai.usage.input_tokens"), attrs.get("gen_ai.usage.output_tokens")
-    )
+    input_tokens = number(attrs.get("gen_ai.usage.input_tokens"))
+    output_tokens = number(attrs.get("gen_ai.usage.output_tokens"))
+    tokens = sum_numbers(input_tokens, output_tokens)
     if tokens is None:
         tokens = number(attrs.get("llm.usage.total_tokens"))
     return SpanInfo(
         "llm",
         tokens=tokens,
+        input_tokens=input_tokens,
+        output_tokens=output_tokens,
+        model=text_of(attrs.get("gen_ai.request.model"))
+        or text_of(attrs.get("gen_ai.response.model")),
         cost=number(attrs.get("gen_ai.usage.cost")),
         output_text=_text(raw_output) or output_text(outputs),
         emitted_calls=emitted_calls(outputs),

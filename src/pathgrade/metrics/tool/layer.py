@@ -22,10 +22,11 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from pathgrade.core.config import MatchingConfig
 from pathgrade.core.errors import InputError
-from pathgrade.core.types import Case, Run
+from pathgrade.core.types import Case, Run, Step
 from pathgrade.metrics.tool.arguments import (
     ArgumentSummary,
     CallComparison,
@@ -41,6 +42,7 @@ from pathgrade.metrics.tool.confusion import (
 from pathgrade.metrics.tool.schemas import SchemaViolation, ToolSet, schema_violations
 from pathgrade.metrics.tool.state import StateDifference, execution_metrics, state_diff
 from pathgrade.metrics.tool.validators import Validator, resolve_validators
+from pathgrade.metrics.trajectory import grammar
 
 
 @dataclass(frozen=True)
@@ -95,32 +97,67 @@ class ToolLayerResult:
 _ARGUMENT_KEYS = ("argument_correctness", "argument_precision", "argument_recall", "argument_f1")
 
 
+Branch = Mapping[str, Any]
+
+
+def expected_calls(path: Sequence[Step], branch: Branch | None = None) -> list[tuple[Step, ...]]:
+    """The calls a run is expected to make for reference ``path``, as candidate paths.
+
+    A path written without the grammar is its own single candidate. A grammar path with the
+    ``reference_branch`` the trajectory alignment chose is the calls of that instance
+    (:func:`~pathgrade.metrics.trajectory.grammar.branch_calls`: the chosen ``one_of``
+    branches; the optional steps the run used; each ``repeat`` at the copies counted).
+    Without a branch, each alternative (combination of ``one_of`` branches) is a candidate:
+    its required copies (optional steps and copies beyond a ``repeat``'s ``min`` are not
+    required), so a ``one_of`` placeholder is never an expected call.
+    """
+    if not grammar.uses_grammar(path):
+        return [tuple(path)]
+    if branch is not None:
+        found = grammar.branch_calls(path, branch)
+        if found is not None:
+            return [found]
+    return [
+        tuple(item.step for item in alternative.items for _ in range(item.least))
+        for alternative in grammar.alternatives(path)
+    ]
+
+
 def _choose_path(
-    comparer: FieldComparer, run: Run, case: Case, index: int | None, where: str
-) -> ArgumentSummary:
+    comparer: FieldComparer,
+    run: Run,
+    case: Case,
+    index: int | None,
+    where: str,
+    branch: Branch | None = None,
+) -> tuple[ArgumentSummary, tuple[Step, ...]]:
+    """The summary against the chosen reference path, and the calls expected of it."""
     paths = case.reference_paths()
     if not paths:
-        return ArgumentSummary(None, ())
-    if index is not None:
-        if not 0 <= index < len(paths):
-            raise InputError(
-                f"reference index {index} out of range: case {case.case_id!r} has"
-                f" {len(paths)} reference paths",
-                field=where,
-            )
-        return ArgumentSummary(index, tuple(pair_calls(comparer, run.steps, paths[index])))
+        return ArgumentSummary(None, ()), ()
+    if index is not None and not 0 <= index < len(paths):
+        raise InputError(
+            f"reference index {index} out of range: case {case.case_id!r} has"
+            f" {len(paths)} reference paths",
+            field=where,
+        )
+    chosen = range(len(paths)) if index is None else (index,)
+    candidates = [
+        (i, calls, ArgumentSummary(i, tuple(pair_calls(comparer, run.steps, calls))))
+        for i in chosen
+        for calls in expected_calls(paths[i], branch if index is not None else None)
+    ]
+    if len(candidates) == 1:
+        return candidates[0][2], candidates[0][1]
     called = {s.tool for s in run.steps}
 
-    def key(item: tuple[int, ArgumentSummary]) -> tuple[int, float, int]:
-        i, summary = item
+    def key(item: tuple[int, tuple[Step, ...], ArgumentSummary]) -> tuple[int, float, int]:
+        _, calls, summary = item
         f1 = sum(c.f1 or 0.0 for c in summary.calls)
-        return summary.n_correct, f1, -len(called ^ {s.tool for s in paths[i]})
+        return summary.n_correct, f1, -len(called ^ {s.tool for s in calls})
 
-    candidates = [
-        (i, ArgumentSummary(i, tuple(pair_calls(comparer, run.steps, path))))
-        for i, path in enumerate(paths)
-    ]
-    return max(candidates, key=key)[1]  # max keeps the first of equal keys: lowest index
+    best = max(candidates, key=key)  # max keeps the first of equal keys: lowest index
+    return best[2], best[1]
 
 
 def tool_layer(
@@ -133,6 +170,7 @@ def tool_layer(
     dangerous: Collection[str] = (),
     reference_indices: Sequence[int | None] | None = None,
     strict: bool = False,
+    reference_branches: Mapping[int, Branch] | None = None,
 ) -> ToolLayerResult:
     """Score the tool-call layer of ``runs``.
 
@@ -147,6 +185,9 @@ def tool_layer(
             trajectory layer's ``reference_index``; None (or a None entry) picks the path with
             the most correct calls, then the higher field F1, then the closer tool set.
         strict: a called tool that no schema names is an error instead of a report.
+        reference_branches: by run position, the ``reference_branch`` of a run whose
+            reference (``reference_indices``) is written with the path grammar; the calls
+            expected of a run are those of that branch (:func:`expected_calls`).
     """
     if reference_indices is not None and len(reference_indices) != len(runs):
         raise ValueError("reference_indices must have one entry per run")
@@ -196,7 +237,9 @@ def tool_layer(
 
         # Level 3: argument correctness.
         index = reference_indices[position] if reference_indices is not None else None
-        summary = _choose_path(comparer, run, case, index, f"runs[{position}].reference_index")
+        branch = reference_branches.get(position) if reference_branches is not None else None
+        where = f"runs[{position}].reference_index"
+        summary, expected = _choose_path(comparer, run, case, index, where, branch)
         if summary.reference_index is None:
             skipped.update(dict.fromkeys(_ARGUMENT_KEYS, "case has no reference path"))
         elif not summary.calls:
@@ -231,7 +274,7 @@ def tool_layer(
             unlabelled += 1
             skipped["dangerous_false_positives"] = "case has no reference path"
         else:
-            should = frozenset(s.tool for s in case.reference_paths()[summary.reference_index])
+            should = frozenset(s.tool for s in expected)
             called = frozenset(s.tool for s in run.steps)
             observations.append(Observation(run.case_id, run.run_id, run.trial, should, called))
             dangerous_fp = tuple(sorted((called - should) & danger))

@@ -24,6 +24,8 @@ import referencing.jsonschema
 from jsonschema import Draft202012Validator, SchemaError, validators
 from referencing.exceptions import NoSuchResource, Unresolvable
 
+from pathgrade.core.config import ScoringConfig
+
 #: The schema of a tool that declares no ``parameters`` (OpenAI: a call without arguments).
 NO_PARAMETERS: Mapping[str, Any] = {"type": "object", "properties": {}}
 #: Keywords whose value is a reference to another schema.
@@ -43,12 +45,15 @@ class ToolSpec:
     """One tool: its name, the JSON Schema of its arguments, and whether it is dangerous.
 
     A dangerous tool (a write, refund, delete) has its false-positive rate reported on its own.
+    A tool that ``requires_approval`` must have each call approved first (the system layer's
+    ``unapproved_action``; added to the config's ``[approvals] tools``).
     """
 
     name: str
     parameters: Mapping[str, Any] | bool = field(default_factory=lambda: dict(NO_PARAMETERS))
     dangerous: bool = False
     description: str | None = None
+    requires_approval: bool = False
 
     def __repr__(self) -> str:
         flag = ", dangerous" if self.dangerous else ""
@@ -87,8 +92,23 @@ class ToolSet:
         """Names of the tools marked dangerous."""
         return frozenset(name for name, spec in self.tools.items() if spec.dangerous)
 
+    def requires_approval(self) -> frozenset[str]:
+        """Names of the tools whose calls need an approval first."""
+        return frozenset(name for name, spec in self.tools.items() if spec.requires_approval)
+
     def __repr__(self) -> str:
         return f"ToolSet({sorted(self.tools)!r}, dangerous={sorted(self.dangerous())!r})"
+
+
+def with_tool_approvals(config: ScoringConfig, tools: ToolSet | None) -> ScoringConfig:
+    """``config`` with the tools that ``requires_approval`` added to ``[approvals] tools``
+    (in name order, after the config's own; ``config`` itself when there are none)."""
+    declared = sorted(tools.requires_approval()) if tools is not None else []
+    extra = [name for name in declared if name not in config.approvals.tools]
+    if not extra:
+        return config
+    approvals = config.approvals.model_copy(update={"tools": (*config.approvals.tools, *extra)})
+    return config.model_copy(update={"approvals": approvals})
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from pathgrade.core.config import ScoringConfig
 from pathgrade.core.explanations import AlignmentColumns, DefectColumns
 from pathgrade.core.results import AlignedStep, Defect
 from pathgrade.core.types import Case, Run, Step
-from pathgrade.metrics.trajectory import messages
+from pathgrade.metrics.trajectory import grammar, messages
 from pathgrade.metrics.trajectory.alignment_text import (
     CallTexts,
     Ops,
@@ -170,7 +170,7 @@ class Diagnoser:
             none = np.full(rows.size, -1)
             parts.append((at, none + 2, code[rows, cols], cols, none, calls, none))
         order_run, *order = total_order_entries(
-            self._batches, lambda run: self._cases[run].order == "total", agents, refs
+            self._batches, lambda run: self._path_order(run) == "total", agents, refs
         )
         parts.append((order_run, np.full(order_run.size, 2), *order))
         run, section, code, agent_step, ref_step, agent_call, ref_call = (
@@ -216,6 +216,13 @@ class Diagnoser:
         """The alignment of runs ``start`` to ``stop - 1`` (what :meth:`details` gives) as
         columns over the winners (no object, no Python step per aligned step)."""
         return alignment_columns(start, stop, self._batches, self._agents, self._refs, self._texts)
+
+    def _path_order(self, run: int) -> str:
+        """The order run ``run``'s winning path is scored under: a grammar instance's own
+        (``partial`` for a ``total`` reference with unordered groups), else its case's."""
+        found = self._winner(run)
+        order = self._cases[run].order
+        return order if found is None else grammar.path_order(self._ref_paths[found[2]], order)
 
     def _winner(self, run: int) -> tuple[WinnerBatch, int, int] | None:
         """The batch holding run ``run``'s winning pair, its row and its reference path."""
@@ -308,7 +315,7 @@ class Diagnoser:
                     agent_text,
                     ref_text,
                     self._ref_paths[ref_path],
-                    self._cases[run].order == "partial",
+                    self._path_order(run) == "partial",
                     self._config.penalties.out_of_order,
                 )
             )

@@ -104,11 +104,18 @@ class Embeddings:
         return value
 
 
+VerdictKey = tuple[str, str, str, str]
+
+
 @dataclass(frozen=True)
 class Verdicts:
-    """Judge verdicts by ``(tool, field, reference JSON, agent JSON)`` (None: judge_error)."""
+    """Judge verdicts by ``(tool, field, reference JSON, agent JSON)`` (None: judge_error),
+    with, where known, each verdict's judge cache key (``ids``) and each error's message
+    (``errors``)."""
 
-    by_key: Mapping[tuple[str, str, str, str], bool | None]
+    by_key: Mapping[VerdictKey, bool | None]
+    ids: Mapping[VerdictKey, str] = field(default_factory=dict)
+    errors: Mapping[VerdictKey, str] = field(default_factory=dict)
 
     def __repr__(self) -> str:
         errors = sum(1 for v in self.by_key.values() if v is None)
@@ -123,6 +130,15 @@ class Verdicts:
                 " before scoring (pathgrade.semantic.judge_verdicts)"
             )
         return self.by_key[key]
+
+    def provenance(
+        self, tool: str, name: str, ref: object, agent: object
+    ) -> tuple[str | None, str | None]:
+        """``(judge cache key, error message)`` of one pair's verdict (None: not known)."""
+        if not self.ids and not self.errors:
+            return None, None
+        key = (tool, name, value_key(ref), value_key(agent))
+        return self.ids.get(key), self.errors.get(key)
 
 
 @dataclass(frozen=True)

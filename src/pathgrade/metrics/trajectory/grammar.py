@@ -28,14 +28,14 @@ adds nothing there, nor under ``none``.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import product
 from operator import attrgetter
 from typing import Any
 
 from pathgrade.core.run_columns import distinct_objects
-from pathgrade.core.types import Step
+from pathgrade.core.types import Step, format_step
 from pathgrade.metrics.trajectory.arguments import MatcherSet
 
 #: The most alternatives (combinations of ``one_of`` branches) one reference may have.
@@ -63,6 +63,24 @@ class Alternative:
 
     branch: tuple[int, ...]
     items: tuple[Item, ...]
+
+
+class InstancePath(tuple[Step, ...]):
+    """The steps of an instance, with the order they are scored under: ``partial`` for a
+    ``total`` reference with ``unordered`` runs, so not always the case's order."""
+
+    order: str
+
+    def __new__(cls, steps: Iterable[Step], order: str) -> InstancePath:
+        path = super().__new__(cls, steps)
+        path.order = order
+        return path
+
+
+def path_order(path: Sequence[object], case_order: str) -> str:
+    """The order ``path`` is scored under: an instance's own (:class:`InstancePath`), else
+    ``case_order`` (a reference as written)."""
+    return path.order if isinstance(path, InstancePath) else case_order
 
 
 @dataclass(frozen=True)
@@ -229,17 +247,69 @@ def instance(
     kept = [(k, copy) for k, n in enumerate(used) for copy in range(n)]
     grouped = order == "total" and any(item.unordered for item in items)
     if order == "total" and not grouped:
-        steps = tuple(items[k].step for k, _ in kept)
+        steps = InstancePath((items[k].step for k, _ in kept), "total")
         return Instance(steps, "total", alternative.branch, optional_used, repeats)
     if order == "none":
-        steps = tuple(items[k].step for k, _ in kept)
+        steps = InstancePath((items[k].step for k, _ in kept), "none")
         return Instance(steps, "none", alternative.branch, optional_used, repeats)
     depends = _block_order(items, kept) if grouped else _declared_order(items, used, kept)
-    steps = tuple(
-        items[k].step.model_copy(update={"id": f"{n}", "after": tuple(f"{p}" for p in depends[n])})
-        for n, (k, _) in enumerate(kept)
+    steps = InstancePath(
+        (
+            items[k].step.model_copy(
+                update={"id": f"{n}", "after": tuple(f"{p}" for p in depends[n])}
+            )
+            for n, (k, _) in enumerate(kept)
+        ),
+        "partial",
     )
     return Instance(steps, "partial", alternative.branch, optional_used, repeats)
+
+
+def branch_calls(path: Sequence[Step], branch: Mapping[str, Any]) -> tuple[Step, ...] | None:
+    """The calls of the instance a ``reference_branch`` record describes, in written order:
+    the alternative of the ``one_of`` branches it lists; of each call, its required copies,
+    plus one if it is an ``optional`` step the record lists, or the copies the record counts
+    of a ``repeat``. None when the record names no alternative of ``path``."""
+    chosen = tuple(branch.get("one_of", ()))
+    used, repeats = set(branch.get("optional", ())), branch.get("repeat", {})
+    for alternative in alternatives(path):
+        if alternative.branch != chosen:
+            continue
+        out: list[Step] = []
+        for item in alternative.items:
+            if item.step.repeat is not None:
+                copies = int(repeats.get(item.source, item.least))
+            else:
+                copies = item.least + (1 if item.optional and item.source in used else 0)
+            out += [item.step] * copies
+        return tuple(out)
+    return None
+
+
+def scored_path(path: Sequence[Step], branch: Mapping[str, Any] | None) -> Sequence[Step]:
+    """The steps a run's alignment indexes (``reference_step``): ``path`` itself, or for a
+    run scored against an instance of a grammar path (``branch``: its ``reference_branch``
+    record), that instance's calls (:func:`branch_calls`; ``path`` if the record names none)."""
+    if branch is None:
+        return path
+    calls = branch_calls(path, branch)
+    return path if calls is None else calls
+
+
+def written_step(step: Step) -> str:
+    """A step as written, grammar included: ``one_of(a | b ; c | nothing)``, ``poll{1,5}``,
+    ``notify?``, ``lookup [unordered]`` (the compact form of :func:`format_step` otherwise)."""
+    if step.one_of is not None:
+        branches = (" ; ".join(written_step(s) for s in b) or "nothing" for b in step.one_of)
+        return f"one_of({' | '.join(branches)})"
+    text = format_step(step)
+    if step.repeat is not None:
+        text += f"{{{step.repeat.min},{step.repeat.max}}}"
+    if step.optional:
+        text += "?"
+    if step.group is not None:
+        text += f" [{step.group}]"
+    return text
 
 
 def _block_order(items: Sequence[Item], kept: Sequence[tuple[int, int]]) -> list[list[int]]:

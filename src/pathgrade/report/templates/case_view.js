@@ -30,6 +30,28 @@ function argDiff(ref, agent, names) {
   table.appendChild(body);
   return table;
 }
+// A pair compared field by field (the aligned step's fields): each field's mode, what it
+// measured against the threshold, and whether it matched (null: undefined, a judge error).
+function fieldMeasure(f) {
+  if (f.judge_error !== undefined) return "judge_error: " + f.judge_error;
+  if (f.verdict !== undefined) return (f.verdict ? "equivalent" : "not equivalent") + (f.judge_id ? " (id " + String(f.judge_id).slice(0, 12) + ")" : "");
+  if (f.similarity !== undefined) return show(f.similarity);
+  if (f.difference !== undefined) return "|difference| " + show(f.difference);
+  return "";
+}
+function fieldTable(fields) {
+  var table = el("table", { className: "args fields" }, [el("thead", null, [el("tr", null, [el("th", { text: "field" }),
+    el("th", { text: "mode" }), el("th", { text: "measured" }), el("th", { text: "threshold" }), el("th", { text: "result" })])])]);
+  var body = el("tbody");
+  fields.forEach(function (f) {
+    var result = f.match === null || f.match === undefined ? "undefined" : f.match ? "match" : "differs";
+    body.appendChild(el("tr", { className: result === "match" ? "same" : result }, [el("td", { text: String(f.field || "(all arguments)") }),
+      el("td", { text: String(f.mode) }), el("td", { text: fieldMeasure(f) }),
+      el("td", { text: f.threshold === undefined ? "" : show(f.threshold) }), el("td", { text: result })]));
+  });
+  table.appendChild(body);
+  return table;
+}
 // A step's cell: its badges (flags), tool and arguments, output and error.
 function stepCell(step, flags, fallback) {
   var marks = badges(flags || []);
@@ -66,6 +88,7 @@ function trajectory(c, t) {
       var diff = argDiff(refStep.arguments, agentStep.arguments);
       if (diff) body.appendChild(el("tr", { className: "argdiff" }, [el("td"), el("td", { colspan: "4" }, [diff])]));
     }
+    if (Array.isArray(a.fields) && a.fields.length) body.appendChild(el("tr", { className: "argdiff fieldrow" }, [el("td"), el("td", { colspan: "4" }, [fieldTable(a.fields)])]));
   });
   if (!c.alignment.length) body.appendChild(el("tr", null, [el("td", { colspan: "5", className: "note", text: "no alignment (no reference path, or no steps)" })]));
   table.appendChild(body);

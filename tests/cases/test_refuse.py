@@ -1,0 +1,163 @@
+"""``score`` refuses an impossible reference (issue 23, item 2): in memory, through the API's
+files path and through the partitioned engines, with file, line and field named."""
+
+from __future__ import annotations
+
+import json
+import pickle
+from pathlib import Path
+
+import pytest
+
+from pathgrade import Case, Run, ScoringConfig, score
+from pathgrade.api.scoring import located, score_files, score_records
+from pathgrade.cases.refuse import ImpossibleReferenceError, impossible, refuse_impossible
+from pathgrade.core.errors import InputError
+from pathgrade.core.types import Budget
+
+
+def _case(case_id: str, **fields: object) -> Case:
+    return Case.model_validate({"case_id": case_id, **fields})
+
+
+FORBIDDEN = {"reference": ["lookup", "refund", "wipe"], "forbidden_tools": ["wipe"]}
+
+
+def test_score_refuses_a_reference_that_calls_a_forbidden_tool() -> None:
+    case = _case("c", **FORBIDDEN)
+    with pytest.raises(ImpossibleReferenceError) as caught:
+        score([case], [Run(case_id="c", steps=())])
+    error = caught.value
+    assert isinstance(error, InputError)
+    assert (error.field, error.case_id, error.file, error.line) == (
+        "reference[2].tool",
+        "c",
+        None,
+        None,
+    )
+    assert str(error) == (
+        "field 'reference[2].tool': case 'c': refusing to score against an impossible"
+        " reference: the reference calls 'wipe', which forbidden_tools lists [forbidden]"
+    )
+
+
+def test_the_first_error_is_named_and_the_others_counted() -> None:
+    # Case "c": 3 calls over budget.steps 2 (1 error) and a forbidden step (1 error); case
+    # "d": a forbidden action. First in case order, then lint order: the forbidden step of
+    # "c" (per path: schema, forbidden, order, repeats, alternatives, budget); 2 others.
+    c = _case("c", budget={"steps": 2}, **FORBIDDEN)
+    d = _case("d", reference=["refund:1"], forbidden_actions=["refund:1"])
+    with pytest.raises(ImpossibleReferenceError) as caught:
+        score([c, d], [Run(case_id="d", steps=()), Run(case_id="c", steps=())])
+    assert caught.value.first.code == "forbidden"
+    assert caught.value.others == 2
+    assert "(and 2 other error(s): pathgrade cases lint lists them)" in str(caught.value)
+
+
+def test_the_config_budget_applies_to_cases_without_one() -> None:
+    # 3 required calls; the config's budget.steps 2 is exceeded by the reference itself,
+    # an optional third step is only a warning (fewest calls 2 <= 2).
+    strict = _case("c", reference=["a", "b", "c"])
+    loose = _case("d", reference=["a", "b", {"tool": "c", "optional": True}])
+    config = ScoringConfig(budget=Budget(steps=2))
+    with pytest.raises(ImpossibleReferenceError, match=r"at least 3 calls; budget\.steps is 2"):
+        score([strict], [Run(case_id="c", steps=())], config)
+    (result,) = list(score([loose], [Run(case_id="d", steps=())], config))
+    assert result.case_id == "d"
+
+
+def test_only_cases_that_runs_are_scored_against_are_checked() -> None:
+    bad, good = _case("bad", **FORBIDDEN), _case("good", reference=["a"])
+    result = score([bad, good], [Run(case_id="good", steps=())])
+    assert len(result) == 1
+    assert impossible([good]) == []
+
+
+def test_warnings_do_not_refuse() -> None:
+    # A duplicate reference and an unused required tool are warnings only.
+    case = _case("c", references=[["a"], ["a"]], required_tools=["z"])
+    assert impossible([case]) == []
+    refuse_impossible([case])  # returns
+
+
+def test_a_tool_schema_violation_is_refused_with_tools() -> None:
+    from pathgrade.metrics.tool.schemas import ToolSet, ToolSpec
+
+    schema = {"type": "object", "properties": {"id": {"type": "integer"}}, "required": ["id"]}
+    tools = ToolSet({"refund": ToolSpec("refund", schema)})
+    case = _case("c", reference=[{"tool": "refund", "arguments": {"id": "x"}}])
+    run = Run(case_id="c", steps=())
+    assert len(score([case], [run])) == 1  # without tools, nothing to check it against
+    with pytest.raises(ImpossibleReferenceError) as caught:
+        score([case], [run], tools=tools)
+    assert caught.value.field == "reference[0].arguments.id"
+
+
+def test_the_error_survives_pickling_and_is_located_once() -> None:
+    error = ImpossibleReferenceError(impossible([_case("c", **FORBIDDEN)])[0], 1)
+    again = pickle.loads(pickle.dumps(error))
+    assert (str(again), again.case_id, again.others) == (str(error), "c", 1)
+    at = error.located("cases.jsonl", 7)
+    assert str(at).startswith("cases.jsonl:7: field 'reference[2].tool': case 'c': ")
+    assert at.located("other.jsonl", 1) is at
+
+
+def test_located_never_puts_a_refused_case_in_the_runs_file() -> None:
+    error = ImpossibleReferenceError(impossible([_case("c", **FORBIDDEN)])[0], 0)
+    assert located(error, "runs.jsonl", [1]) is error
+    placed = located(error, "runs.jsonl", [1], ("cases.jsonl", {"c": 3}))
+    assert (placed.file, placed.line) == ("cases.jsonl", 3)
+
+
+def _files(tmp_path: Path) -> tuple[Path, Path]:
+    cases = tmp_path / "cases.jsonl"
+    records = [{"case_id": "ok", "reference": ["a"]}, {"case_id": "c", **FORBIDDEN}]
+    cases.write_text("".join(json.dumps(r) + "\n" for r in records))
+    runs = tmp_path / "runs.jsonl"
+    runs.write_text(
+        json.dumps({"case_id": "ok", "steps": ["a"]})
+        + "\n"
+        + json.dumps({"case_id": "c", "steps": []})
+        + "\n"
+    )
+    return cases, runs
+
+
+def test_score_records_names_the_cases_file_and_line(tmp_path: Path) -> None:
+    cases, runs = _files(tmp_path)
+    with pytest.raises(InputError) as caught:
+        score_records(cases, runs)
+    assert (caught.value.file, caught.value.line) == (str(cases), 2)
+    assert caught.value.field == "reference[2].tool"
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_partitioned_scoring_names_the_cases_file_and_line(tmp_path: Path, workers: int) -> None:
+    cases, runs = _files(tmp_path)
+    with pytest.raises(InputError) as caught:
+        score_files(cases, runs, workers=workers, partition_size=1)
+    assert (caught.value.file, caught.value.line, caught.value.field) == (
+        str(cases),
+        2,
+        "reference[2].tool",
+    )
+    assert "refusing to score against an impossible reference" in caught.value.message
+
+
+@pytest.mark.parametrize("extra", [[], ["--partition-size", "1"]])
+def test_the_score_command_names_the_cases_file_and_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], extra: list[str]
+) -> None:
+    from pathgrade.cli.main import main
+
+    cases, runs = _files(tmp_path)
+    assert main(["score", str(cases), str(runs), "--json", *extra]) == 2
+    captured = capsys.readouterr()
+    if extra:  # partitions are checked as they are scored: an earlier one's records are out,
+        with pytest.raises(json.JSONDecodeError):  # but the document is never completed
+            json.loads(captured.out)
+    else:  # in memory every case is checked before anything is written
+        assert captured.out == ""
+    (line,) = captured.err.strip().splitlines()  # one line, no traceback
+    assert line.startswith(f"pathgrade: error: {cases}:2: field 'reference[2].tool': case 'c':")
+    assert "refusing to score against an impossible reference" in line
