@@ -143,7 +143,7 @@ def score(
             case_map, run_list = scoped(given, run_list, agent)
         used = {run.case_id for run in run_list}  # the references as scored (an agent's)
         scored = (case for case_id, case in case_map.items() if case_id in used)
-        refuse_impossible(scored, tools, budget=config.budget)
+        refuse_impossible(scored, tools, budget=config.budget, strict=strict_tools)
         columns, case_columns = RunColumns.gather(run_list), CaseColumns.gather(case_map)
         undefined = None
         if evidence is not None or _needs_evidence(config):

@@ -161,3 +161,20 @@ def test_the_score_command_names_the_cases_file_and_line(
     (line,) = captured.err.strip().splitlines()  # one line, no traceback
     assert line.startswith(f"pathgrade: error: {cases}:2: field 'reference[2].tool': case 'c':")
     assert "refusing to score against an impossible reference" in line
+
+
+def test_an_undefined_tool_refuses_only_under_strict_tools() -> None:
+    from pathgrade.metrics.tool.schemas import ToolSet, ToolSpec
+
+    tools = ToolSet.of([ToolSpec("refund")])  # lookup is not defined
+    case = _case("c", reference=["lookup", "refund"])
+    run = Run(case_id="c", steps=[{"tool": "lookup"}, {"tool": "refund"}])
+    # not strict: an agent's call of lookup is counted (unknown_tool_calls), not refused
+    (result,) = score([case], [run], tools=tools)
+    assert result.metrics["path_score"] == 100.0
+    assert [f.code for f in impossible([case], tools, strict=False)] == []
+    # strict: the same call would be an error, so the reference is impossible
+    with pytest.raises(ImpossibleReferenceError) as caught:
+        score([case], [run], tools=tools, strict_tools=True)
+    assert caught.value.first.code == "unknown_tool"
+    assert caught.value.field == "reference[0].tool"

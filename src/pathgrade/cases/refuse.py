@@ -6,7 +6,10 @@ reference itself exceeds, arguments its tool's schema rejects, an order no path 
 would give every run a score that says nothing of the run. :func:`refuse_impossible` raises
 one :class:`ImpossibleReferenceError` naming the first such finding (cases in the given order,
 findings in lint order) and how many others there are; ``pathgrade cases lint`` lists them
-all. Only the cases that runs are scored against are checked, and only the paths scored:
+all. ``unknown_tool`` (a reference step whose tool the tools file does not define) refuses only
+under ``strict``, where an agent's call of an undefined tool is itself an error; otherwise such
+a call is counted (the tool layer's ``unknown_tool_calls``) and the reference can be followed.
+Only the cases that runs are scored against are checked, and only the paths scored:
 ``reference``/``references`` (under ``score --agent``, the agent's view of the case has the
 agent's paths there; ``references_by_agent`` is not read otherwise).
 """
@@ -52,15 +55,17 @@ def impossible(
     tools: ToolSet | None = None,
     *,
     budget: Budget | None = None,
+    strict: bool = True,
 ) -> list[Finding]:
-    """The error-level findings of ``cases`` (in order; ``budget``: the config's)."""
+    """The error-level findings of ``cases`` (in order; ``budget``: the config's; without
+    ``strict``, no ``unknown_tool`` finding: module docstring)."""
     return [
         Finding(case.case_id, field, level, code, message)
         for case in cases
         for code, level, field, message in lint_case(
             case, tools, budget=budget, across=False, agents=False
         )
-        if level == "error"
+        if level == "error" and (strict or code != "unknown_tool")
     ]
 
 
@@ -69,12 +74,13 @@ def refuse_impossible(
     tools: ToolSet | None = None,
     *,
     budget: Budget | None = None,
+    strict: bool = True,
     file: str | None = None,
     line_of: Callable[[str], int | None] | None = None,
 ) -> None:
     """Raise :class:`ImpossibleReferenceError` for the first error-level finding of ``cases``
     (module docstring), at ``file`` and ``line_of(case_id)`` when given; else return."""
-    found = impossible(cases, tools, budget=budget)
+    found = impossible(cases, tools, budget=budget, strict=strict)
     if not found:
         return
     error = ImpossibleReferenceError(found[0], len(found) - 1)

@@ -98,7 +98,8 @@ def test_every_writer_path_writes_the_same_provenance(
 
 def test_tools_file_hash_is_the_tool_schema_variable(tmp_path: Path) -> None:
     tools = tmp_path / "tools.json"
-    tools.write_bytes(b'[{"type": "function", "function": {"name": "refund"}}]')
+    # refund takes any arguments (the example references call it positionally: refund:A17)
+    tools.write_bytes(b'[{"type": "function", "function": {"name": "refund", "parameters": {}}}]')
     out = tmp_path / "r.jsonl"
     argv = ["score", str(CASES), str(RUNS), "--tools", str(tools), "--out", str(out)]
     assert main(argv) == 0

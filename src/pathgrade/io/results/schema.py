@@ -88,6 +88,14 @@ class AlignedStepRecord(msgspec.Struct, kw_only=True):
     arguments_match: Annotated[bool, _doc("a pair that matched in full (a match)")]
     agent: Annotated[str | None, _doc("the agent step's text, e.g. refund:A17")]
     reference: Annotated[str | None, _doc("the reference step's text")]
+    fields: Annotated[
+        list[dict[str, Any]] | None,
+        _doc(
+            "a pair compared field by field (field modes in the config): per field, its mode,"
+            " match (null: undefined, a judge error) and measure (similarity and threshold,"
+            " verdict and judge_id or judge_error, difference and threshold); absent otherwise"
+        ),
+    ] = None
 
 
 class UsageRecord(msgspec.Struct, kw_only=True, frozen=True):
