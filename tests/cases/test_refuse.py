@@ -8,12 +8,14 @@ import pickle
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pathgrade import Case, Run, ScoringConfig, score
 from pathgrade.api.scoring import located, score_files, score_records
 from pathgrade.cases.refuse import ImpossibleReferenceError, impossible, refuse_impossible
 from pathgrade.core.errors import InputError
-from pathgrade.core.types import Budget
+from pathgrade.core.types import Budget, Step
 
 
 def _case(case_id: str, **fields: object) -> Case:
@@ -178,3 +180,88 @@ def test_an_undefined_tool_refuses_only_under_strict_tools() -> None:
         score([case], [run], tools=tools, strict_tools=True)
     assert caught.value.first.code == "unknown_tool"
     assert caught.value.field == "reference[0].tool"
+
+
+_TOOLS = ("a", "b", "c")
+_step = st.builds(  # plain steps; a grammar step is added in _cases
+    lambda tool, arg, tokens: Step.model_validate(
+        {
+            "tool": tool,
+            "arguments": {} if arg is None else {"x": arg},
+            **({"tokens": tokens} if tokens is not None else {}),
+        }
+    ),
+    st.sampled_from(_TOOLS),
+    st.one_of(st.none(), st.integers(0, 2), st.text(max_size=2)),
+    st.one_of(st.none(), st.floats(0, 10)),
+)
+
+
+@st.composite
+def _cases(draw: st.DrawFn) -> Case:
+    paths = draw(st.lists(st.lists(_step, max_size=5), min_size=1, max_size=3))
+    fields: dict[str, object] = {"case_id": "c", "references": paths}
+    if draw(st.booleans()):
+        fields["forbidden_tools"] = draw(st.lists(st.sampled_from(_TOOLS), max_size=2))
+    if draw(st.booleans()):
+        fields["forbidden_actions"] = [{"tool": draw(st.sampled_from(_TOOLS)), "arguments": {}}]
+    if draw(st.booleans()):
+        fields["budget"] = {
+            "steps": draw(st.one_of(st.none(), st.integers(0, 6))),
+            "tokens": draw(st.one_of(st.none(), st.floats(0, 20))),
+        }
+    if draw(st.booleans()):  # a grammar step or an order field: never cleared without lint
+        fields["references"] = [
+            [*paths[0], {"tool": "a", "optional": True}],
+            *paths[1:],
+        ]
+    return Case.model_validate(fields)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_cases(), st.one_of(st.none(), st.builds(Budget, steps=st.integers(0, 6))), st.booleans())
+def test_what_the_fast_filter_clears_the_lint_never_refuses(
+    case: Case, budget: Budget | None, with_tools: bool
+) -> None:
+    from pathgrade.cases.refuse import _flagged_steps, clear
+    from pathgrade.metrics.tool.schemas import ToolSet, ToolSpec
+
+    schema = {"type": "object", "properties": {"x": {"type": "integer"}}}
+    tools = ToolSet.of([ToolSpec("a", schema), ToolSpec("b")]) if with_tools else None
+    for strict in (False, True):
+        invalid = _flagged_steps([case], tools, strict)
+        linted = [f for f in _lint_errors(case, tools, budget) if strict or f != "unknown_tool"]
+        if clear(case, budget, invalid):
+            assert linted == []
+        # and the filter changes nothing: impossible() is the lint's errors
+        assert [f.code for f in impossible([case], tools, budget=budget, strict=strict)] == linted
+
+
+def _lint_errors(case: Case, tools: object, budget: Budget | None) -> list[str]:
+    from pathgrade.cases.lint import lint_case
+
+    return [
+        code
+        for code, level, _, _ in lint_case(
+            case,
+            tools,
+            budget=budget,
+            across=False,
+            agents=False,  # type: ignore[arg-type]
+        )
+        if level == "error"
+    ]
+
+
+def test_the_fast_filter_clears_plain_cases_and_lints_the_others() -> None:
+    from pathgrade.cases.refuse import clear
+
+    plain = _case("p", reference=["a", "b"], references=[["b"]])
+    assert clear(plain, None)
+    assert clear(plain, Budget(steps=2)) and not clear(plain, Budget(steps=1))
+    assert not clear(plain, Budget(tokens=5))  # left to the lint
+    assert not clear(_case("f", reference=["a"], forbidden_tools=["a"]), None)
+    assert clear(_case("g", reference=["a"], forbidden_tools=["z"]), None)
+    assert not clear(_case("h", reference=["a"], forbidden_actions=["z"]), None)
+    grammar = _case("o", reference=[{"tool": "a", "optional": True}])
+    assert not clear(grammar, None)

@@ -16,12 +16,23 @@ agent's paths there; ``references_by_agent`` is not read otherwise).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
+from itertools import chain, compress
+from operator import attrgetter, methodcaller
 
 from pathgrade.cases.lint import Finding, lint_case
 from pathgrade.core.errors import InputError
-from pathgrade.core.types import Budget, Case
-from pathgrade.metrics.tool.schemas import ToolSet
+from pathgrade.core.run_columns import distinct_objects
+from pathgrade.core.types import Budget, Case, Step
+from pathgrade.metrics.tool.schemas import ToolSet, schema_violations
+
+#: A step's grammar and order fields; a plain step (no grammar, no id or after) has _PLAIN.
+_SHAPE = attrgetter("optional", "one_of", "repeat", "group", "id", "after")
+_PLAIN = (False, None, None, None, None, ())
+_TOOL = attrgetter("tool")
+_PATHS = methodcaller("reference_paths")
+#: A case's fields that can make a plain reference impossible.
+_RISK = attrgetter("forbidden_actions", "forbidden_tools", "budget")
 
 
 class ImpossibleReferenceError(InputError):
@@ -58,15 +69,69 @@ def impossible(
     strict: bool = True,
 ) -> list[Finding]:
     """The error-level findings of ``cases`` (in order; ``budget``: the config's; without
-    ``strict``, no ``unknown_tool`` finding: module docstring)."""
+    ``strict``, no ``unknown_tool`` finding: module docstring).
+
+    Only the cases :func:`clear` cannot clear are linted (the findings are the lint's own).
+    On plain references, the common case, each distinct step object is read once and each
+    case's risk fields at C speed: a case without ``forbidden_*`` or a budget, none of whose
+    steps is flagged, is clear without a Python-level call."""
+    cases = list(cases)
+    flagged = _flagged_steps(cases, tools, strict)
+    if not flagged and budget is None:  # only the cases with a risk field can be refused
+        cases = list(compress(cases, map(any, map(_RISK, cases))))
     return [
         Finding(case.case_id, field, level, code, message)
         for case in cases
+        if not clear(case, budget, flagged)
         for code, level, field, message in lint_case(
             case, tools, budget=budget, across=False, agents=False
         )
         if level == "error" and (strict or code != "unknown_tool")
     ]
+
+
+def clear(case: Case, budget: Budget | None, flagged: frozenset[int] | None = None) -> bool:
+    """Whether no error-level check of the lint can fire on ``case``'s scored paths, decided
+    without walking them: no step is flagged (by :func:`_flagged_steps`: not plain, i.e. a
+    grammar field, an ``id`` or ``after``; or rejected by the tools file), no step's tool is
+    in ``forbidden_tools``, the case has no ``forbidden_actions``, and no path is longer than
+    the budget's ``steps`` (a budget of tokens, cost or latency is left to the lint). False
+    says only "lint it". ``tests/cases/test_refuse.py`` checks that what it clears, the lint
+    finds no error in."""
+    if case.forbidden_actions:
+        return False
+    paths = case.reference_paths()
+    steps: Sequence[Step] = tuple(chain.from_iterable(paths))
+    if flagged is None:
+        flagged = _flagged_steps([case], None, False)
+    if flagged and not flagged.isdisjoint(map(id, steps)):
+        return False
+    if case.forbidden_tools and not set(case.forbidden_tools).isdisjoint(map(_TOOL, steps)):
+        return False
+    limit = case.budget or budget
+    if limit is None:
+        return True
+    if limit.tokens is not None or limit.cost is not None or limit.latency_ms is not None:
+        return False
+    return limit.steps is None or all(len(path) <= limit.steps for path in paths)
+
+
+def _flagged_steps(cases: Sequence[Case], tools: ToolSet | None, strict: bool) -> frozenset[int]:
+    """The addresses of the distinct reference steps (pooled steps: each object read once)
+    that are not plain, or whose tool the tools file does not define (under ``strict``), or
+    whose arguments its schema rejects; the cases keep every object alive meanwhile."""
+    steps = distinct_objects(chain.from_iterable(map(_PATHS, cases)))
+    bad = {id(s) for s in steps if _SHAPE(s) != _PLAIN}
+    if tools is None:
+        return frozenset(bad)
+    for step in steps:
+        spec = tools.get(step.tool)
+        if spec is None:
+            if strict:
+                bad.add(id(step))
+        elif schema_violations(spec, step.arguments):
+            bad.add(id(step))
+    return frozenset(bad)
 
 
 def refuse_impossible(
