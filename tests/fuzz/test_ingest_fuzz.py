@@ -60,6 +60,7 @@ SEEDS: dict[str, str] = {
     "producers/adk.evalset.json": "adk",
     # Files written by the real producers (tests/golden/ingest/README.md), 5-40 KB each.
     "producers/openai_agents_sdk.jsonl": "openai-agents",
+    "producers/openai_agents_sdk_approvals.jsonl": "openai-agents",
     "producers/langsmith_traceable_trees.json": "langchain",
     "producers/langfuse_trace.json": "langfuse",
     "producers/langfuse_observations_page.json": "langfuse",

@@ -26,6 +26,8 @@ _PRODUCED_LANGFUSE_STEPS = [
 ]
 _PRODUCED_ANSWER = "You can get 12.50 EUR back within 30 days."
 _ORDER = {"order_id": "A17", "amount": 25.0}
+_B22 = {"order_id": "B22", "amount": 25.0}
+_ON_RESUME = "Tool execution was manually rejected by user on resume."  # REJECTED_ON_RESUME
 
 EXPECTED: dict[str, tuple[str, bool, list[tuple[Any, ...]]]] = {
     "openai_agents.jsonl": (
@@ -85,6 +87,60 @@ EXPECTED: dict[str, tuple[str, bool, list[tuple[Any, ...]]]] = {
                 None,
             ),
             ("blocked-1", [], None, None, None),
+        ],
+    ),
+    "producers/openai_agents_sdk_approvals.jsonl": (
+        "openai-agents",
+        True,
+        [
+            (
+                "approve-A17",
+                [
+                    (
+                        "lookup_order",
+                        {"order_id": "A17"},
+                        {"order_id": "A17", "status": "delivered", "total": 25.0},
+                        None,
+                    ),
+                    ("issue_refund", _ORDER, "refund of 25.00 for A17", None),
+                ],
+                "Refunded 25.00 EUR for order A17.",
+                441.0,  # 130 + 140 + 171
+                None,
+            ),
+            (
+                "reject-A17",
+                [("issue_refund", _ORDER, "Refunds over 20 EUR need a manager.", _ON_RESUME)],
+                "The refund of order A17 was not approved.",
+                292.0,  # 130 + 162
+                None,
+            ),
+            (
+                "always-approve",
+                [
+                    ("issue_refund", _ORDER, "refund of 25.00 for A17", None),
+                    ("issue_refund", _B22, "refund of 25.00 for B22", None),
+                ],
+                "Refunded orders A17 and B22.",
+                449.0,  # 130 + 140 + 179
+                None,
+            ),
+            (
+                "always-reject",
+                [
+                    ("issue_refund", _ORDER, "Refunds are paused today.", _ON_RESUME),
+                    (
+                        "issue_refund",
+                        _B22,
+                        "Refunds are paused today.",
+                        "Tool execution for call_refund_b was manually rejected by user.",
+                    ),
+                ],
+                "Neither refund was approved.",
+                448.0,  # 130 + 140 + 178
+                None,
+            ),
+            ("pending-A17", [], None, 130.0, None),
         ],
     ),
     "langfuse_full_trace.json": ("langfuse", True, [_LANGFUSE_RUN]),

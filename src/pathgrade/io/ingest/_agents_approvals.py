@@ -1,44 +1,116 @@
 """Human-in-the-loop approvals in an OpenAI Agents SDK trace (``needs_approval`` tools).
 
-How the SDK (``openai-agents``, ``run_internal/tool_execution.py``) writes them: every call
-of a function tool is a ``function`` span, opened before the approval is looked up.
+What the SDK writes (``openai-agents`` 0.24.0, recorded by
+``tools/producers/openai_agents_approval.py``; ``run_internal/tool_execution.py`` and
+``turn_resolution.py``): every attempt of a function tool is a ``function`` span, opened
+before the approval is looked up.
 
 * A call waiting for approval (the run's *interruption*) is a ``function`` span with the
-  call's ``input``, no ``output`` and no ``error``; the run stops. Resuming the run from its
-  ``RunState`` continues the same trace, and the decided call is a second ``function`` span
-  of the same tool and input, with no model call (``generation``/``response`` span) between
-  the two, since the tool call comes from the model response before the interruption.
-* A rejected call is a ``function`` span with the error ``{"message": <the rejection
-  message, or "Tool execution rejected">, "data": {"tool_name", "error": "Tool execution for
-  <call id> was manually rejected by user."}}``; the tool does not run.
-* An approved call runs as any other: its span has the output.
+  call's ``input``, no ``output`` and no ``error``; the run stops. Resuming it from its
+  ``RunState`` continues the same trace with a new ``agent`` span (under a new ``task``
+  span), so a *resume* is an ``agent`` span, not inside a ``function`` span, that starts
+  after the interruption ended.
+* An approved call then runs: a second ``function`` span of the same tool and input with
+  the output, before any model call (``generation``/``response`` span), since the call comes
+  from the model response before the interruption.
+* A call rejected on resume leaves no span: the next model call is shown the rejection
+  message as the call's result.
+* A call rejected before it is attempted (``always_reject`` for its tool, a rejection given
+  in the run context) is a ``function`` span with the output and ``error.message`` the
+  rejection message and ``error.data.error`` "Tool execution for <call id> was manually
+  rejected by user."; the tool does not run.
 
-Read as pathgrade's approval events (:mod:`pathgrade.metrics.trajectory.system_checks`):
-a rejected span's step has ``approval: "denied"`` (and its error, and the call id from the
-message); the span that follows an interruption of the same call has ``approval:
-"granted"`` unless it is rejected; the interruption span itself is no step (the call was
-not made then). A call approved before it was first attempted (``always_approve``, an
-approval given in the run context) leaves no mark: it reads as an ordinary call.
+Read as pathgrade's approval events (:mod:`pathgrade.metrics.trajectory.system_checks`), by
+:func:`approval_marks`:
+
+* interruption, then the approved span: one step at the interruption, ``approval:
+  "granted"``, with the approved span's output and error (the approved span is no step);
+* interruption, then a rejection span of the same call: one step, ``approval: "denied"``,
+  failed with the rejection's error, its call id from the message;
+* interruption, then a resume, then a model call with no decided span between: one step,
+  ``approval: "denied"``, failed with :data:`REJECTED_ON_RESUME` (its output is the
+  rejection message the model was shown);
+* interruption, then a model call without a resume: an ordinary call whose tool returned
+  ``None``;
+* interruption at the end of the trace, not resumed: no step (the call was not made), and
+  the model call that emitted it does not give it as a step either;
+* a rejection span without an interruption: a denied, failed step.
+
+Not read: an approval given before the call was first attempted (``always_approve`` after an
+earlier interruption, an approval in the run context) leaves no mark, so such a call reads as
+an ordinary call; without the input (``trace_include_sensitive_data=False``) interruptions
+cannot be told apart (an interruption and its approved call read as two ordinary calls), and
+only rejection spans are read.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Literal
 
-from pathgrade.io.ingest.spans import Span
+from pathgrade.io.ingest._common import maybe_json
+from pathgrade.io.ingest.spans import Span, ancestors
 
-__all__ = ["DATA", "REJECTED", "Decision", "Mark", "approval_marks", "rejected_call_id"]
+__all__ = [
+    "DATA",
+    "REJECTED",
+    "REJECTED_ON_RESUME",
+    "Approvals",
+    "Decision",
+    "Mark",
+    "approval_marks",
+    "rejected_call_id",
+]
 
 #: The span attribute the reader keeps a span's ``span_data`` under.
 DATA = "openai_agents.span_data"
 #: The span attribute the reader puts a rejection's call id under.
 REJECTED = "pathgrade.rejected_call_id"
-Mark = Literal["pending", "granted", "denied"]
+#: The error of a call rejected when its run resumed (the SDK writes no span for it).
+REJECTED_ON_RESUME = "Tool execution was manually rejected by user on resume."
 Decision = Literal["granted", "denied"]
 _REJECTED = re.compile(r"Tool execution for (\S+) was manually rejected by user\.?")
 _MODEL = frozenset({"generation", "response"})
+
+
+@dataclass(frozen=True)
+class Mark:
+    """What an approval makes of one ``function`` span.
+
+    ``approval`` ``None``: the span is no step. Else the span is the step of the decided
+    call, which takes its output, error and rejection call id from ``result`` (the approved
+    or rejecting span; ``None``: from itself, or :data:`REJECTED_ON_RESUME` when denied).
+    """
+
+    approval: Decision | None
+    result: Span | None = None
+
+
+_NO_STEP = Mark(None)
+
+
+@dataclass(frozen=True)
+class Approvals:
+    """The approval marks of one trace.
+
+    ``marks``: span id -> :class:`Mark` of the ``function`` spans an approval decided (spans
+    without one are ordinary calls). ``unattempted``: model span id -> the ``(tool,
+    arguments)`` of the calls it emitted that still waited for approval when the trace
+    ended (arguments decoded as JSON when they are an object or array).
+    """
+
+    marks: Mapping[str, Mark]
+    unattempted: Mapping[str, tuple[tuple[str, Any], ...]]
+    #: Whether a run of the trace resumed after an interruption (the time between the
+    #: interrupted run and its resumption is a person's, not the agent's).
+    resumed: bool = False
+
+    def emitted_and_unattempted(self, model_span: str, name: str | None, arguments: Any) -> bool:
+        """The emitted call ``name(arguments)`` of ``model_span`` was never attempted."""
+        calls = self.unattempted.get(model_span, ())
+        return (name, maybe_json(arguments)) in calls
 
 
 def rejected_call_id(error: Any) -> str | None:
@@ -51,7 +123,7 @@ def rejected_call_id(error: Any) -> str | None:
     return found.group(1) if found else None
 
 
-def _key(data: Mapping[str, Any]) -> tuple[Any, str] | None:
+def _key(data: Mapping[str, Any]) -> tuple[str, str] | None:
     name, arguments = data.get("name"), data.get("input")
     if not isinstance(name, str) or not isinstance(arguments, str):
         return None  # without the input (sensitive data off) no call can be told apart
@@ -60,39 +132,77 @@ def _key(data: Mapping[str, Any]) -> tuple[Any, str] | None:
 
 def _after(first: Span, later: Span) -> bool:
     """``later`` starts after ``first`` ended (when both times are known): not a parallel
-    call of the same response."""
+    call of the same response, not a span enclosing ``first``."""
     return first.end_ns is None or later.start_ns is None or later.start_ns >= first.end_ns
 
 
-def approval_marks(spans: Sequence[Span]) -> dict[str, Mark]:
-    """Span id -> its approval mark (module docstring), ``spans`` in time order; a rejected
-    span carries its call id under :data:`REJECTED`."""
-    marks: dict[str, Mark] = {}
-    waiting: dict[tuple[Any, str], str] = {}  # call -> its interruption span, until a model call
+def _in_function(span: Span, index: Mapping[str, Span]) -> bool:
+    """``span`` runs inside a tool call (an agent used as a tool), not as a run of its own."""
+    return any(
+        isinstance(data := a.attributes.get(DATA), Mapping) and data.get("type") == "function"
+        for a in ancestors(span, index)
+    )
+
+
+def approval_marks(spans: Sequence[Span]) -> Approvals:
+    """The :class:`Approvals` of one trace (the module docstring's rules), ``spans`` in time
+    order."""
     index = {s.span_id: s for s in spans}
+    marks: dict[str, Mark] = {}
+    # call -> its interruptions, oldest first, each with the model span before it
+    waiting: dict[tuple[str, str], list[tuple[Span, str | None]]] = {}
+    resumed: set[str] = set()  # interruptions a resumed run follows
+    any_resume = False
+    model: str | None = None
     for span in spans:
         data = span.attributes.get(DATA)
-        if not isinstance(data, Mapping):
-            continue
-        kind = data.get("type")
+        kind = data.get("type") if isinstance(data, Mapping) else None
         if not isinstance(kind, str):
-            continue
-        if kind in _MODEL:
+            continue  # no type (or not a string): structure only, as the reader has it
+        if kind == "agent" and not _in_function(span, index):
+            followed = [i.span_id for q in waiting.values() for i, _ in q if _after(i, span)]
+            resumed.update(followed)
+            any_resume = any_resume or bool(followed)
+        elif kind in _MODEL:
+            for queue in waiting.values():
+                for interruption, _ in queue:
+                    if interruption.span_id in resumed:
+                        marks[interruption.span_id] = Mark("denied")
             waiting.clear()
-            continue
-        if kind != "function":
-            continue
-        key = _key(data)
-        if span.attributes.get(REJECTED) is not None:
-            marks[span.span_id] = "denied"
-            if key is not None and key in waiting:
-                marks[waiting.pop(key)] = "pending"
-            continue
-        if key is None:
-            continue
-        if key in waiting and _after(index[waiting[key]], span):
-            marks[waiting.pop(key)] = "pending"
-            marks[span.span_id] = "granted"
-        elif data.get("output") is None and span.error is None:
-            waiting[key] = span.span_id
-    return marks
+            resumed.clear()
+            model = span.span_id
+        elif kind == "function" and isinstance(data, Mapping):
+            _function(span, data, model, waiting, marks)
+    unattempted: dict[str, list[tuple[str, Any]]] = {}
+    for (name, arguments), queue in waiting.items():  # the trace ends before a model call
+        for interruption, emitted_by in queue:
+            if interruption.span_id in resumed:
+                marks[interruption.span_id] = Mark("denied")
+                continue
+            marks[interruption.span_id] = _NO_STEP
+            if emitted_by is not None:
+                unattempted.setdefault(emitted_by, []).append((name, maybe_json(arguments)))
+    return Approvals(marks, {k: tuple(v) for k, v in unattempted.items()}, any_resume)
+
+
+def _function(
+    span: Span,
+    data: Mapping[str, Any],
+    model: str | None,
+    waiting: dict[tuple[str, str], list[tuple[Span, str | None]]],
+    marks: dict[str, Mark],
+) -> None:
+    """Mark one ``function`` span: the decision of a waiting interruption, a rejection, or
+    a new interruption."""
+    key = _key(data)
+    rejected = span.attributes.get(REJECTED) is not None
+    queue = waiting.get(key) if key is not None else None
+    first = queue[0][0] if queue and (rejected or _after(queue[0][0], span)) else None
+    if queue and first is not None:
+        queue.pop(0)
+        marks[first.span_id] = Mark("denied" if rejected else "granted", span)
+        marks[span.span_id] = _NO_STEP
+    elif rejected:
+        marks[span.span_id] = Mark("denied")
+    elif key is not None and data.get("output") is None and span.error is None:
+        waiting.setdefault(key, []).append((span, model))

@@ -13,9 +13,10 @@ may come in any order and before their trace object.
 ``function``    a step: ``name``, ``input`` (the JSON arguments text), ``output``; the span's
                 ``error`` (``data.error``, else ``message``) fails it; ``mcp_data.server``
                 names the MCP server (``server/tool`` with ``mcp_namespace``); approvals
-                (``needs_approval``): a rejected call is ``approval: "denied"``, the call
-                after an interruption ``"granted"``, the interruption no step
-                (:mod:`._agents_approvals`)
+                (``needs_approval``): an interrupted call approved on resume is one step
+                with ``approval: "granted"``, one rejected (on resume, or by a rejection
+                span) a failed step with ``"denied"``, one never resumed no step (nor
+                is its emission) (:mod:`._agents_approvals`)
 ``generation``  a model call: ``usage.total_tokens`` (else input + output; the run's split:
                 ``usage.input_tokens``/``output_tokens``, also ``prompt_``/``completion_``),
                 model ``model``; tool calls of its ``output`` messages are emitted calls;
@@ -43,7 +44,7 @@ agent.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -54,7 +55,8 @@ from pathgrade.io.ingest import _model_io
 from pathgrade.io.ingest._agents_approvals import (
     DATA,
     REJECTED,
-    Decision,
+    REJECTED_ON_RESUME,
+    Approvals,
     Mark,
     approval_marks,
     rejected_call_id,
@@ -73,7 +75,7 @@ from pathgrade.io.ingest._common import (
     text,
     text_of,
 )
-from pathgrade.io.ingest._info import SpanInfo
+from pathgrade.io.ingest._info import EmittedCall, SpanInfo
 from pathgrade.io.ingest.spans import Span, ancestors, time_ns, time_order
 
 NAME = "openai-agents"
@@ -189,22 +191,20 @@ class _Classifier:
     file: str
     handoff_tools: frozenset[str]
     mcp_namespace: bool
-    marks: Mapping[str, Mark] = field(default_factory=dict)
+    approvals: Approvals = field(default_factory=lambda: Approvals({}, {}))
 
     def __call__(self, span: Span) -> SpanInfo:
         data: Mapping[str, Any] = span.attributes.get(DATA) or {}
         at = At(self.file, span.line, f"span {span.span_id}.span_data")
         type_ = data.get("type")
         if type_ == "function":
-            mark = self.marks.get(span.span_id)
-            if mark == "pending":
-                return SpanInfo(None)  # an interruption waiting for approval: no call yet
+            mark = self.approvals.marks.get(span.span_id)
             found = self._function(data, at)
             if mark is None:
                 return found
-            call_id = span.attributes.get(REJECTED) or found.call_id
-            approval: Decision = "granted" if mark == "granted" else "denied"
-            return replace(found, approval=approval, call_id=call_id)
+            if mark.approval is None:
+                return SpanInfo(None)  # not attempted yet, or the decided call of a step
+            return _decided(found, mark, span)
         if type_ == "generation":
             calls = _model_io.emitted_calls(data.get("output"), at.key("output"))
             return SpanInfo(
@@ -214,7 +214,7 @@ class _Classifier:
                 output_tokens=_side(data.get("usage"), "output"),
                 model=text_of(data.get("model")),
                 output_text=_model_io.assistant_text(data.get("output"), at.key("output")),
-                emitted_calls=[c for c in calls if c.name not in self.handoff_tools],
+                emitted_calls=self._emitted(span, calls),
                 tool_results=_model_io.tool_results(data.get("input"), at.key("input")),
             )
         if type_ == "response":
@@ -229,12 +229,22 @@ class _Classifier:
                 output_tokens=_side(data.get("usage") or response.get("usage"), "output"),
                 model=text_of(response.get("model")),
                 output_text=_model_io.assistant_text(output, out_at),
-                emitted_calls=[c for c in calls if c.name not in self.handoff_tools],
+                emitted_calls=self._emitted(span, calls),
                 tool_results=_model_io.tool_results(data.get("input"), at.key("input")),
             )
         if type_ == "agent":
             return SpanInfo("agent", agent_name=text(data.get("name"), at.key("name")))
         return SpanInfo(None)
+
+    def _emitted(self, span: Span, calls: list[EmittedCall]) -> list[EmittedCall]:
+        """A model span's emitted calls, without the handoffs and the calls that were never
+        attempted (still waiting for approval at the end of the trace)."""
+        return [
+            c
+            for c in calls
+            if c.name not in self.handoff_tools
+            and not self.approvals.emitted_and_unattempted(span.span_id, c.name, c.arguments)
+        ]
 
     def _function(self, data: Mapping[str, Any], at: At) -> SpanInfo:
         tool = text(data.get("name"), at.key("name"))
@@ -250,6 +260,23 @@ class _Classifier:
             result=data.get("output"),
             extra=extra,
         )
+
+
+def _decided(found: SpanInfo, mark: Mark, span: Span) -> SpanInfo:
+    """The step of a call an approval decided (:class:`._agents_approvals.Mark`): the
+    output, error and rejection call id of the decided span, else of ``span`` itself."""
+    result = mark.result or span
+    data: Mapping[str, Any] = result.attributes.get(DATA) or {}
+    error = result.error
+    if error is None and mark.approval == "denied":
+        error = REJECTED_ON_RESUME
+    return replace(
+        found,
+        approval=mark.approval,
+        call_id=result.attributes.get(REJECTED) or found.call_id,
+        result=data.get("output") if mark.result else found.result,
+        error=error,
+    )
 
 
 def _tokens(value: Any, at: At) -> float | None:
@@ -349,12 +376,39 @@ def read(path: str | Path, options: IngestOptions | None = None) -> Iterator[Run
         if not trace.spans:
             continue
         spans = [replace(s, resource=trace.metadata) for s in trace.spans]
-        marks = approval_marks(time_order(spans))
-        classify = _Classifier(file, _handoff_tools(spans), options.mcp_namespace, marks)
+        approvals = approval_marks(time_order(spans))
+        classify = _Classifier(file, _handoff_tools(spans), options.mcp_namespace, approvals)
         try:
             run = build_run(trace_id, spans, classify, options, file=file, source=NAME)
             extra = {**trace.info, **_run_metadata(spans, file)}
         except InputError as error:
             options.fail(error)
             continue
+        if approvals.resumed:
+            run = _agent_time(run, spans)
         yield run.model_copy(update={"metadata": {**run.metadata, **extra}}) if extra else run
+
+
+def _agent_time(run: Run, spans: Sequence[Span]) -> Run:
+    """A run resumed after an approval: its latency is the time its root spans (one per run
+    of the agent: the interrupted one, each resumption) cover, overlaps once, without the
+    gaps between them, where a person was deciding; unchanged when a root has no times."""
+    roots = [(s.start_ns, s.end_ns) for s in spans if s.parent_id is None]
+    timed = [(a, b) for a, b in roots if a is not None and b is not None]
+    if run.usage is None or len(roots) < 2 or len(timed) < len(roots):
+        return run
+    usage = run.usage.model_copy(update={"latency_ms": covered_ns(timed) / 1e6})
+    return run.model_copy(update={"usage": usage})
+
+
+def covered_ns(intervals: Sequence[tuple[int, int]]) -> int:
+    """The length of the union of ``[start, end]`` intervals (overlaps counted once)."""
+    total, reach = 0, None
+    for start, end in sorted(intervals):
+        if reach is None or start > reach:
+            total += max(end - start, 0)
+            reach = end
+        elif end > reach:
+            total += end - reach
+            reach = end
+    return total
