@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from pathgrade.cases.refuse import refuse_impossible
+from pathgrade.cases.refuse import reference_shapes, refuse_impossible
 from pathgrade.core.agent_scope import agent_summary, scoped
 from pathgrade.core.config import ScoringConfig
 from pathgrade.core.errors import InputError
@@ -83,6 +83,7 @@ def score(
     provenance: Provenance | None = None,
     agent: str | None = None,
     evidence: ArgumentEvidence | None = None,
+    pure_kernels: bool = False,
 ) -> ScoreResult:
     """Score every run: its path against the case's references, plus every other layer the
     data has labels for (retrieval, tool calls, answers; pass@k over trials).
@@ -122,6 +123,9 @@ def score(
             :func:`pathgrade.semantic.judge_verdicts` first. A run whose argument match reads
             a ``judge_error`` has its trajectory metrics undefined, counted in
             ``summary()["argument_match_undefined"]``.
+        pure_kernels: score long paths (references over 64 steps) with the NumPy passes even
+            when numba is installed: the same results (the differential tests run both),
+            without the compiled kernels' one-off load (docs/trajectory.md, "Long paths").
 
     Returns:
         A :class:`~pathgrade.core.results.ScoreResult`: per-run metrics (column-wise),
@@ -142,8 +146,10 @@ def score(
         if agent is not None:  # the one definition of an agent's sub-path, as every engine's
             case_map, run_list = scoped(given, run_list, agent)
         used = {run.case_id for run in run_list}  # the references as scored (an agent's)
-        scored = (case for case_id, case in case_map.items() if case_id in used)
-        refuse_impossible(scored, tools, budget=config.budget, strict=strict_tools)
+        scored = [case for case_id, case in case_map.items() if case_id in used]
+        # One read of the reference steps, for the check and the scorer's grammar test.
+        shapes = reference_shapes(scored, tools, strict_tools)
+        refuse_impossible(scored, tools, budget=config.budget, strict=strict_tools, shapes=shapes)
         columns, case_columns = RunColumns.gather(run_list), CaseColumns.gather(case_map)
         undefined = None
         if evidence is not None or _needs_evidence(config):
@@ -151,7 +157,15 @@ def score(
 
             plugins, undefined = with_evidence(case_map, run_list, config, tools, plugins, evidence)
         result = score_trajectories(
-            case_map, run_list, config, plugins, progress, columns, step_texts
+            case_map,
+            run_list,
+            config,
+            plugins,
+            progress,
+            columns,
+            step_texts,
+            pure_kernels=pure_kernels,
+            grammar_used=shapes.grammar,
         )
         if uses_field_modes(config.matching):  # each pair's per-field details, on demand
             result = with_field_details(result, case_map, run_list, config.matching, plugins)

@@ -223,13 +223,13 @@ def _cases(draw: st.DrawFn) -> Case:
 def test_what_the_fast_filter_clears_the_lint_never_refuses(
     case: Case, budget: Budget | None, with_tools: bool
 ) -> None:
-    from pathgrade.cases.refuse import _flagged_steps, clear
+    from pathgrade.cases.refuse import clear, reference_shapes
     from pathgrade.metrics.tool.schemas import ToolSet, ToolSpec
 
     schema = {"type": "object", "properties": {"x": {"type": "integer"}}}
     tools = ToolSet.of([ToolSpec("a", schema), ToolSpec("b")]) if with_tools else None
     for strict in (False, True):
-        invalid = _flagged_steps([case], tools, strict)
+        invalid = reference_shapes([case], tools, strict).flagged
         linted = [f for f in _lint_errors(case, tools, budget) if strict or f != "unknown_tool"]
         if clear(case, budget, invalid):
             assert linted == []

@@ -16,8 +16,8 @@ import pathgrade
 import pathgrade.api
 from pathgrade.cli import defaults
 
-#: What no start-up may import: the issue's list.
-FORBIDDEN = ("scipy.stats", "httpx", "duckdb", "pandas", "pyarrow")
+#: What no start-up may import: the issue's list, and numba (long paths load it on first use).
+FORBIDDEN = ("scipy.stats", "httpx", "duckdb", "pandas", "pyarrow", "numba")
 #: Also absent from the help path: the two largest costs after those (about 0.2 s together).
 HEAVY = (*FORBIDDEN, "numpy", "pydantic")
 

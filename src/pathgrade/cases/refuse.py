@@ -17,6 +17,7 @@ agent's paths there; ``references_by_agent`` is not read otherwise).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from itertools import chain, compress
 from operator import attrgetter, methodcaller
 
@@ -26,7 +27,7 @@ from pathgrade.core.run_columns import distinct_objects
 from pathgrade.core.types import Budget, Case, Step
 from pathgrade.metrics.tool.schemas import ToolSet, schema_violations
 
-#: A step's grammar and order fields; a plain step (no grammar, no id or after) has _PLAIN.
+#: A step's grammar fields (the first four) and order fields; a plain step has _PLAIN.
 _SHAPE = attrgetter("optional", "one_of", "repeat", "group", "id", "after")
 _PLAIN = (False, None, None, None, None, ())
 _TOOL = attrgetter("tool")
@@ -67,6 +68,7 @@ def impossible(
     *,
     budget: Budget | None = None,
     strict: bool = True,
+    shapes: ReferenceShapes | None = None,
 ) -> list[Finding]:
     """The error-level findings of ``cases`` (in order; ``budget``: the config's; without
     ``strict``, no ``unknown_tool`` finding: module docstring).
@@ -74,9 +76,11 @@ def impossible(
     Only the cases :func:`clear` cannot clear are linted (the findings are the lint's own).
     On plain references, the common case, each distinct step object is read once and each
     case's risk fields at C speed: a case without ``forbidden_*`` or a budget, none of whose
-    steps is flagged, is clear without a Python-level call."""
+    steps is flagged, is clear without a Python-level call. ``shapes``: the cases'
+    :func:`reference_shapes` when the caller has them (``score`` shares them with the
+    scorer)."""
     cases = list(cases)
-    flagged = _flagged_steps(cases, tools, strict)
+    flagged = (shapes or reference_shapes(cases, tools, strict)).flagged
     if not flagged and budget is None:  # only the cases with a risk field can be refused
         cases = list(compress(cases, map(any, map(_RISK, cases))))
     return [
@@ -92,7 +96,7 @@ def impossible(
 
 def clear(case: Case, budget: Budget | None, flagged: frozenset[int] | None = None) -> bool:
     """Whether no error-level check of the lint can fire on ``case``'s scored paths, decided
-    without walking them: no step is flagged (by :func:`_flagged_steps`: not plain, i.e. a
+    without walking them: no step is flagged (by :func:`reference_shapes`: not plain, i.e. a
     grammar field, an ``id`` or ``after``; or rejected by the tools file), no step's tool is
     in ``forbidden_tools``, the case has no ``forbidden_actions``, and no path is longer than
     the budget's ``steps`` (a budget of tokens, cost or latency is left to the lint). False
@@ -103,7 +107,7 @@ def clear(case: Case, budget: Budget | None, flagged: frozenset[int] | None = No
     paths = case.reference_paths()
     steps: Sequence[Step] = tuple(chain.from_iterable(paths))
     if flagged is None:
-        flagged = _flagged_steps([case], None, False)
+        flagged = reference_shapes([case]).flagged
     if flagged and not flagged.isdisjoint(map(id, steps)):
         return False
     if case.forbidden_tools and not set(case.forbidden_tools).isdisjoint(map(_TOOL, steps)):
@@ -116,14 +120,29 @@ def clear(case: Case, budget: Budget | None, flagged: frozenset[int] | None = No
     return limit.steps is None or all(len(path) <= limit.steps for path in paths)
 
 
-def _flagged_steps(cases: Sequence[Case], tools: ToolSet | None, strict: bool) -> frozenset[int]:
-    """The addresses of the distinct reference steps (pooled steps: each object read once)
-    that are not plain, or whose tool the tools file does not define (under ``strict``), or
-    whose arguments its schema rejects; the cases keep every object alive meanwhile."""
+@dataclass(frozen=True)
+class ReferenceShapes:
+    """What one read of the cases' distinct reference step objects found: ``flagged``, the
+    addresses of the steps that are not plain (a grammar field, an ``id`` or ``after``) or
+    that the tools file rejects (an undefined tool under ``strict``, arguments its schema
+    rejects); ``grammar``, whether any step carries a grammar field (the scorer's
+    :func:`~pathgrade.metrics.trajectory.grammar.any_grammar`). The cases keep every object
+    alive while the addresses are used."""
+
+    flagged: frozenset[int]
+    grammar: bool
+
+
+def reference_shapes(
+    cases: Sequence[Case], tools: ToolSet | None = None, strict: bool = True
+) -> ReferenceShapes:
+    """The :class:`ReferenceShapes` of ``cases`` (pooled steps: each object read once)."""
     steps = distinct_objects(chain.from_iterable(map(_PATHS, cases)))
-    bad = {id(s) for s in steps if _SHAPE(s) != _PLAIN}
+    shapes = list(map(_SHAPE, steps))
+    bad = {id(s) for s, shape in zip(steps, shapes, strict=True) if shape != _PLAIN}
+    grammar = any(shape[:4] != _PLAIN[:4] for shape in shapes if shape != _PLAIN)
     if tools is None:
-        return frozenset(bad)
+        return ReferenceShapes(frozenset(bad), grammar)
     for step in steps:
         spec = tools.get(step.tool)
         if spec is None:
@@ -131,7 +150,7 @@ def _flagged_steps(cases: Sequence[Case], tools: ToolSet | None, strict: bool) -
                 bad.add(id(step))
         elif schema_violations(spec, step.arguments):
             bad.add(id(step))
-    return frozenset(bad)
+    return ReferenceShapes(frozenset(bad), grammar)
 
 
 def refuse_impossible(
@@ -140,12 +159,13 @@ def refuse_impossible(
     *,
     budget: Budget | None = None,
     strict: bool = True,
+    shapes: ReferenceShapes | None = None,
     file: str | None = None,
     line_of: Callable[[str], int | None] | None = None,
 ) -> None:
     """Raise :class:`ImpossibleReferenceError` for the first error-level finding of ``cases``
     (module docstring), at ``file`` and ``line_of(case_id)`` when given; else return."""
-    found = impossible(cases, tools, budget=budget, strict=strict)
+    found = impossible(cases, tools, budget=budget, strict=strict, shapes=shapes)
     if not found:
         return
     error = ImpossibleReferenceError(found[0], len(found) - 1)

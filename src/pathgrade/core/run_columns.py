@@ -98,9 +98,9 @@ def distinct_objects(groups: Iterable[Sequence[_T]]) -> list[_T]:
     return list(map(flat.__getitem__, np.sort(first).tolist()))
 
 
-#: A step's amounts and resume flag, as one tuple; a step with none of them is ``_PLAIN``.
-_STEP_FACTS = attrgetter("latency_ms", "tokens", "cost", "resumed")
-_PLAIN = (None, None, None, False)
+#: A step's amounts, resume flag and approval, as one tuple; a step with none is ``_PLAIN``.
+_STEP_FACTS = attrgetter("latency_ms", "tokens", "cost", "resumed", "approval")
+_PLAIN = (None, None, None, False, None)
 
 
 @dataclass(frozen=True)
@@ -116,6 +116,8 @@ class StepFacts:
     any_resumed: bool
     #: Whether any step carries a fault injected by replay (``metadata["fault"]``).
     any_fault: bool = False
+    #: Whether any step's approval was denied (the call was not made: no write).
+    any_denied: bool = False
 
     @classmethod
     def gather(cls, steps: Sequence[Sequence[Step]]) -> StepFacts:
@@ -124,7 +126,8 @@ class StepFacts:
         amount = any(f[:3] != _PLAIN[:3] for f in facts if f != _PLAIN)
         resumed = any(f[3] for f in facts if f != _PLAIN)
         fault = any("fault" in step.metadata for step in distinct if step.metadata)
-        return cls(amount, resumed, fault)
+        denied = any(f[4] == "denied" for f in facts if f != _PLAIN)
+        return cls(amount, resumed, fault, denied)
 
 
 _CASE_GATHER = attrgetter("gold_evidence", "expected_state", "answerable", "gold_answer")

@@ -98,6 +98,12 @@ def steps(draw: st.DrawFn, agent: bool, alphabet: Alphabet) -> dict[str, Any]:
     if agent:
         if draw(st.integers(0, 4)) == 0:
             out["error"] = draw(st.sampled_from(["boom", "timeout"]))
+        decision = draw(st.integers(0, 9))  # a human decision on the call, now and then
+        if decision == 0:  # denied: the call was not made (no write), as readers record it
+            out["approval"] = "denied"
+            out.setdefault("error", "rejected by user")
+        elif decision == 1:
+            out["approval"] = "granted"
         for name in ("tokens", "cost", "latency_ms"):
             if draw(st.integers(0, 5)) == 0:
                 out[name] = float(draw(st.integers(0, 4)))
@@ -269,6 +275,8 @@ def random_scoring(
         out: dict[str, Any] = {"tool": rng.choice(TOOLS), "arguments": rng.choice(ARGUMENTS)}
         if agent and rng.random() < 0.15:
             out["error"] = "boom"
+        if agent and rng.random() < 0.05:  # denied: not made, never a write
+            out["approval"], out["error"] = "denied", "rejected by user"
         if agent and rng.random() < 0.2:
             out["turn"] = rng.randint(0, 2)
         return out

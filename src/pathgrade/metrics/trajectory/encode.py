@@ -1,4 +1,4 @@
-"""Integer coding of steps, and padded batch arrays for the vectorised kernels.
+"""Integer coding of steps for the vectorised kernels (batches: :mod:`.pair_batch`).
 
 Every step gets three integers: its tool code, its *key* (equal keys mean "tool and arguments
 match" for tools whose matching is an equivalence; -1 otherwise, and such steps are compared
@@ -31,9 +31,6 @@ from pathgrade.metrics.trajectory.canonical import KEY_OPTIONS, ambiguous_json, 
 
 IntArray = npt.NDArray[np.int64]
 BoolArray = npt.NDArray[np.bool_]
-
-REF_PAD = -1
-AGENT_PAD = -2
 
 
 @dataclass(frozen=True)
@@ -298,101 +295,3 @@ class StepEncoder:
         self._general = np.concatenate((self._general, general))
         self._error = np.concatenate((self._error, error))
         self._turn = np.concatenate((self._turn, turn))
-
-
-@dataclass(frozen=True)
-class Padder:
-    """Gathers rows ``flat[starts[b] : starts[b] + lengths[b]]``, padded to one width; the
-    indices are computed once and serve every per-step array of the same paths."""
-
-    index: IntArray  # (rows, width), clipped into the flat array
-    valid: BoolArray  # (rows, width): inside the row's path
-    padding: BoolArray  # ~valid
-
-    @classmethod
-    def build(cls, starts: IntArray, lengths: IntArray, width: int, size: int) -> Padder:
-        cols = np.arange(width, dtype=np.int64)
-        valid = cols[None, :] < lengths[:, None]
-        index = np.minimum(starts[:, None] + cols[None, :], max(size - 1, 0))
-        return cls(index=index, valid=valid, padding=~valid)
-
-    def take(self, flat: npt.NDArray[Any], pad: Any) -> npt.NDArray[Any]:
-        """The padded rows of ``flat``; ``pad`` outside each path."""
-        if flat.size == 0:
-            return np.full(self.valid.shape, pad, dtype=flat.dtype)
-        out: npt.NDArray[Any] = flat.take(self.index)
-        np.copyto(out, pad, where=self.padding)  # in place: a third of np.where's time
-        return out
-
-
-@dataclass(frozen=True)
-class PairBatch:
-    """Padded arrays for a batch of (reference path, agent path) pairs.
-
-    ``tool_eq[b, i, j]``: reference step ``i`` and agent step ``j`` call the same tool;
-    ``full_eq[b, i, j]``: they also match in arguments. Pads never match anything.
-    """
-
-    ref_len: IntArray
-    agent_len: IntArray
-    ref_start: IntArray
-    agent_start: IntArray
-    ref_tool: IntArray
-    agent_tool: IntArray
-    agent_ident: IntArray
-    tool_eq: BoolArray
-    full_eq: BoolArray
-    general: BoolArray
-    agent_padder: Padder  # pads further per-step arrays of the agents' paths
-
-    @property
-    def size(self) -> int:
-        return int(self.ref_len.shape[0])
-
-
-def build_pair_batch(
-    refs: EncodedPaths,
-    agents: EncodedPaths,
-    ref_index: IntArray,
-    agent_index: IntArray,
-    matchers: MatcherSet,
-) -> PairBatch:
-    """Pad the paths ``refs[ref_index[b]]`` and ``agents[agent_index[b]]`` into one batch."""
-    ref_start = refs.offsets[ref_index]
-    ref_len = refs.offsets[ref_index + 1] - ref_start
-    agent_start = agents.offsets[agent_index]
-    agent_len = agents.offsets[agent_index + 1] - agent_start
-    width_r = max(int(ref_len.max(initial=0)), 1)
-    width_a = max(int(agent_len.max(initial=0)), 1)
-    ref_pad = Padder.build(ref_start, ref_len, width_r, refs.tool.size)
-    agent_pad = Padder.build(agent_start, agent_len, width_a, agents.tool.size)
-    ref_tool = ref_pad.take(refs.tool, REF_PAD)
-    agent_tool = agent_pad.take(agents.tool, AGENT_PAD)
-    ref_key = ref_pad.take(refs.key, -3)
-    agent_key = agent_pad.take(agents.key, -4)
-    agent_ident = agent_pad.take(agents.ident, -5)
-    ref_general = ref_pad.take(refs.general, False)
-    agent_general = agent_pad.take(agents.general, False)
-
-    tool_eq = ref_tool[:, :, None] == agent_tool[:, None, :]
-    full_eq = (ref_key[:, :, None] == agent_key[:, None, :]) & (ref_key[:, :, None] >= 0)
-    general: BoolArray = np.asarray(ref_general.any(axis=1) | agent_general.any(axis=1))
-    for b in np.flatnonzero(general):
-        rs, ra = int(ref_start[b]), int(agent_start[b])
-        for i, j in zip(*np.nonzero(tool_eq[b]), strict=True):
-            ref_step, agent_step = refs.steps[rs + i], agents.steps[ra + j]
-            matcher = matchers.for_tool(ref_step.tool)
-            full_eq[b, i, j] = matcher.match(ref_step.arguments, agent_step.arguments)
-    return PairBatch(
-        ref_len=ref_len,
-        agent_len=agent_len,
-        ref_start=ref_start,
-        agent_start=agent_start,
-        ref_tool=ref_tool,
-        agent_tool=agent_tool,
-        agent_ident=agent_ident,
-        tool_eq=tool_eq,
-        full_eq=full_eq,
-        general=general,
-        agent_padder=agent_pad,
-    )

@@ -29,7 +29,6 @@ import numpy.typing as npt
 
 from pathgrade.metrics.trajectory.align import Alignment, align
 from pathgrade.metrics.trajectory.assignment import first_fit_matching, optimal_matching
-from pathgrade.metrics.trajectory.encode import PairBatch
 from pathgrade.metrics.trajectory.order import (
     Predecessors,
     linear_slots,
@@ -38,6 +37,7 @@ from pathgrade.metrics.trajectory.order import (
     total_in_order,
     unordered_permutation,
 )
+from pathgrade.metrics.trajectory.pair_batch import PairBatch
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -79,7 +79,7 @@ class PairScores:
     scored: IntArray | None = None
 
 
-def _safe_ratio(numerator: IntArray, denominator: IntArray, empty: float) -> FloatArray:
+def safe_ratio(numerator: IntArray, denominator: IntArray, empty: float) -> FloatArray:
     out = np.full(numerator.shape, empty, dtype=np.float64)
     np.divide(numerator, denominator, out=out, where=denominator > 0)
     return out
@@ -158,10 +158,10 @@ def score_pairs(
     alignment = replace(alignment, ref_pos=mapped)
 
     longest = np.maximum(ref_len, agent_len)
-    tool_accuracy = _safe_ratio(alignment.tool_pairs, longest, 1.0)
-    argument_accuracy = _safe_ratio(alignment.full_pairs, longest, 1.0)
-    step_order_accuracy = 1.0 - _safe_ratio(alignment.distance, longest, 0.0)
-    path_efficiency = np.minimum(1.0, _safe_ratio(ref_len, agent_len, 0.0))
+    tool_accuracy = safe_ratio(alignment.tool_pairs, longest, 1.0)
+    argument_accuracy = safe_ratio(alignment.full_pairs, longest, 1.0)
+    step_order_accuracy = 1.0 - safe_ratio(alignment.distance, longest, 0.0)
+    path_efficiency = np.minimum(1.0, safe_ratio(ref_len, agent_len, 0.0))
     path_efficiency[(ref_len == 0) & (agent_len == 0)] = 1.0
 
     agent_cols = np.arange(width_a)

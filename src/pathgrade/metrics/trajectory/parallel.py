@@ -18,8 +18,8 @@ import numpy as np
 import numpy.typing as npt
 
 from pathgrade.metrics.trajectory.assignment import optimal_matching
-from pathgrade.metrics.trajectory.encode import PairBatch
 from pathgrade.metrics.trajectory.order import Predecessors, partial_permutation
+from pathgrade.metrics.trajectory.pair_batch import PairBatch
 from pathgrade.metrics.trajectory.pairs import ORDER_PARTIAL, PairScores, score_pairs
 
 IntArray = npt.NDArray[np.int64]

@@ -1,7 +1,7 @@
 """Score runs against their cases' reference paths: the trajectory layer, batch by batch.
 
 Runs are sorted by path length and scored in batches; every (run, reference path) pair of a
-batch is scored at once (:mod:`pathgrade.metrics.trajectory.pairs`), then each run keeps its
+batch is scored at once (:mod:`pathgrade.metrics.trajectory.batching`), then each run keeps its
 best reference: highest ``path_score``, then highest ``composite``, then lowest index.
 
 ``path_score`` = max(0, 100 - penalties), with, by default, 25 per missing step, 10 per
@@ -28,21 +28,19 @@ from pathgrade.core.errors import InputError
 from pathgrade.core.results import ScoreResult
 from pathgrade.core.run_columns import RunColumns
 from pathgrade.core.types import Case, Run
-from pathgrade.metrics.trajectory import grammar, runlevel
+from pathgrade.metrics.trajectory import batching, grammar, runlevel
 from pathgrade.metrics.trajectory.alignment_text import StepTexts
 from pathgrade.metrics.trajectory.arguments import MatcherSet, ValueMatcher
 from pathgrade.metrics.trajectory.diagnosis import Diagnoser
-from pathgrade.metrics.trajectory.encode import StepEncoder, build_pair_batch
+from pathgrade.metrics.trajectory.encode import StepEncoder
 from pathgrade.metrics.trajectory.instances import ORDER_CODES, GrammarInstances, predecessors
 from pathgrade.metrics.trajectory.order import Predecessors
 from pathgrade.metrics.trajectory.outputs import TRAJECTORY_METRICS
-from pathgrade.metrics.trajectory.parallel import score_pairs_with_groups
 from pathgrade.metrics.trajectory.winners import CLEAN_RUN, RunFacts, WinnerBatch
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 NAN = math.nan
-BATCH_RUNS = 4096
 
 
 @dataclass
@@ -68,13 +66,19 @@ def score_trajectories(
     progress: Callable[[int, int], None] | None = None,
     columns: RunColumns | None = None,
     step_texts: StepTexts | None = None,
+    pure_kernels: bool = False,
+    grammar_used: bool | None = None,
 ) -> ScoreResult:
     """Score every run against its case (see module docstring); pure, no I/O.
 
     ``progress(done, total)`` is called before each batch, and once at the end;
     ``columns`` are the runs' fields when the caller has gathered them already;
     ``step_texts`` are the texts of step objects the caller keeps across scorings (a new
-    one, for this scoring alone, when not given).
+    one, for this scoring alone, when not given); ``pure_kernels``: long paths are scored
+    by the NumPy passes even when numba is installed (the same scores;
+    :func:`~pathgrade.metrics.trajectory.batching.use_compiled`); ``grammar_used``: whether
+    any reference of the cases with runs uses the path grammar, when the caller has read
+    their steps already (``None``: read them here).
     """
     gathered = columns if columns is not None else RunColumns.gather(runs)
     config = config or ScoringConfig()
@@ -100,7 +104,7 @@ def score_trajectories(
     ref_preds: list[Predecessors | None] = []
     case_first_ref = np.zeros(len(used_cases), dtype=np.int64)
     case_n_refs = np.zeros(len(used_cases), dtype=np.int64)
-    table = _CaseTable.gather(used_cases, config)
+    table = _CaseTable.gather(used_cases, config, grammar_used)
     for index, (paths, order_name) in enumerate(zip(table.paths, table.order, strict=True)):
         case_first_ref[index], case_n_refs[index] = len(ref_paths), len(paths)
         for path in paths:
@@ -119,7 +123,7 @@ def score_trajectories(
     refs = encoder.encode(ref_paths)  # type: ignore[arg-type]
     agents = encoder.encode(gathered.steps)
 
-    agent_error, agent_turn = agents.error, agents.turn
+    agent_error = agents.error
     run_of_step = np.repeat(np.arange(n_runs), agents.lengths)
     has_error = np.bincount(run_of_step[agent_error], minlength=n_runs) > 0
     facts: list[RunFacts] = [CLEAN_RUN] * n_runs
@@ -132,6 +136,8 @@ def score_trajectories(
     agent_write = _write_flags(
         encoder, agents.tool, agents.offsets, runs, run_case, table.kinds[run_case_index], config
     )
+    if gathered.step_facts.any_denied:  # a call whose approval was denied wrote nothing
+        agent_write &= ~_denied_steps(runs, agents.offsets, agent_write.size)
     system = runlevel.runs_to_check(
         encoder.tool_codes,
         agents.tool,
@@ -160,30 +166,20 @@ def score_trajectories(
     weights = config.weights
     weight_total = weights.total()
     penalties = config.penalties
-    for start in range(0, n_runs, BATCH_RUNS):
+    ref_steps = batching.run_cells(refs.lengths, first_ref, n_refs)
+    compiled = batching.use_compiled(lengths, ref_steps, n_refs, pure_kernels)
+    inputs = batching.PairInputs(
+        refs, agents, matchers, ref_order_codes, ref_preds, agent_error, agent_write, compiled
+    )
+    for start, end in batching.batches(lengths[order_by_size], ref_steps[order_by_size]):
         if progress is not None:
             progress(start, n_runs)
-        batch_runs = order_by_size[start : start + BATCH_RUNS]
+        batch_runs = order_by_size[start:end]
         batch_runs = batch_runs[n_refs[batch_runs] > 0]
         if batch_runs.size == 0:
             continue
-        pair_run = np.repeat(batch_runs, n_refs[batch_runs])
-        pair_slot = np.arange(pair_run.size) - np.repeat(
-            np.cumsum(n_refs[batch_runs]) - n_refs[batch_runs], n_refs[batch_runs]
-        )
-        pair_ref = first_ref[pair_run] + pair_slot
-        batch = build_pair_batch(refs, agents, pair_ref, pair_run, matchers)
-        error = batch.agent_padder.take(agent_error, False)
-        write = batch.agent_padder.take(agent_write, False)
-        turn = batch.agent_padder.take(agent_turn, -1)
-        scores = score_pairs_with_groups(
-            batch,
-            ref_order_codes[pair_ref],
-            [ref_preds[r] for r in pair_ref],
-            error,
-            write,
-            turn,
-        )
+        pair_run, pair_slot, pair_ref = batching.batch_pairs(batch_runs, first_ref, n_refs)
+        padded, scores = batching.score_batch(inputs, pair_ref, pair_run)
         required_pen = np.zeros(pair_run.size)
         for k in np.flatnonzero(needs_penalty_check[pair_run]).tolist():
             required_pen[k] = diagnoser.unpenalised_required(int(pair_run[k]), int(pair_ref[k]))
@@ -223,8 +219,8 @@ def score_trajectories(
         ):
             values[name][runs_won] = array[winners]
         tool_matches = scores.tool_matches[winners].astype(np.float64)
-        n_ref = batch.ref_len[winners].astype(np.float64)
-        n_agent = batch.agent_len[winners].astype(np.float64)
+        n_ref = padded.ref_len[winners].astype(np.float64)
+        n_agent = padded.agent_len[winners].astype(np.float64)
         both_empty = (n_ref == 0) & (n_agent == 0)
         with np.errstate(invalid="ignore", divide="ignore"):
             values["tool_precision"][runs_won] = np.where(
@@ -290,7 +286,9 @@ class _CaseTable:
     grammar: npt.NDArray[np.bool_]
 
     @classmethod
-    def gather(cls, cases: Sequence[Case], config: ScoringConfig) -> _CaseTable:
+    def gather(
+        cls, cases: Sequence[Case], config: ScoringConfig, grammar_used: bool | None = None
+    ) -> _CaseTable:
         n = len(cases)
         if not n:
             empty = np.zeros(0, dtype=np.bool_)
@@ -319,7 +317,8 @@ class _CaseTable:
             ),
             group=group,
             grammar=np.array([any(map(grammar.uses_grammar, p)) for p in paths], dtype=np.bool_)
-            if grammar.any_grammar(chain.from_iterable(paths))
+            if (grammar_used is None and grammar.any_grammar(chain.from_iterable(paths)))
+            or grammar_used
             else np.zeros(len(paths), dtype=np.bool_),
         )
 
@@ -380,6 +379,17 @@ def _run_facts(
         fixed_penalty=fixed,
         system=found,
     )
+
+
+def _denied_steps(runs: Sequence[Run], offsets: IntArray, n_steps: int) -> npt.NDArray[np.bool_]:
+    """Per agent step: its approval was denied (read only when some step's was)."""
+    denied = np.zeros(n_steps, dtype=np.bool_)
+    for r, run in enumerate(runs):
+        offset = int(offsets[r])
+        for j, step in enumerate(run.steps):
+            if step.approval == "denied":
+                denied[offset + j] = True
+    return denied
 
 
 def _write_flags(

@@ -113,7 +113,7 @@ def _duplicate_writes(steps: Sequence[Step], case: Case, config: ScoringConfig) 
             done |= pending
             pending = set()
         call = (step.tool, freeze(step.arguments))
-        if kinds.get(step.tool) == "write" and call in done:
+        if kinds.get(step.tool) == "write" and step.approval != "denied" and call in done:
             detail = DUPLICATE_WRITE.format(tool=step.tool, resume=resume)
             out.append(Defect("duplicate_write_after_resume", penalty, detail, j))
         if not step.error:

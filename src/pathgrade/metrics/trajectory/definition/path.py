@@ -238,7 +238,8 @@ def score_path(
     executed = matching.size  # M: replacing the matching never changes its size
     partner = matching.agent_partner
     declared = checks.tool_kinds(case, config.tool_kinds)
-    writes = [declared.get(step.tool) == "write" for step in agent]
+    # A call whose approval was denied wrote nothing: never an (unexpected) write.
+    writes = [declared.get(step.tool) == "write" and step.approval != "denied" for step in agent]
     extra_kinds = _extra_kinds(agent, partner, writes, matchers)
     early = _premature_steps(agent, matching, mode, depends, matchers)
     out_of_order = out_of_order or any(early)  # deviation (b) from the lesson

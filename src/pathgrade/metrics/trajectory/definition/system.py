@@ -128,13 +128,14 @@ def approval_defects(steps: Sequence[Step], case: Case, config: ScoringConfig) -
 
 def _resume_repeats(steps: Sequence[Step], is_write: Mapping[str, bool], writes: bool) -> list[int]:
     """Positions of the write (``writes``) or read calls that repeat a call that succeeded
-    before the latest resume at or before them."""
+    before the latest resume at or before them; a call whose approval was denied was not
+    made, so it repeats nothing."""
     out: list[int] = []
     resume = -1
     for j, step in enumerate(steps):
         if step.resumed and j > 0:
             resume = j
-        if resume < 0 or is_write.get(step.tool, False) != writes:
+        if resume < 0 or is_write.get(step.tool, False) != writes or step.approval == "denied":
             continue
         key = freeze(step.arguments)
         for i in range(resume):
