@@ -145,12 +145,12 @@ def score(
     with paused_gc(gc_pause):
         if agent is not None:  # the one definition of an agent's sub-path, as every engine's
             case_map, run_list = scoped(given, run_list, agent)
-        used = {run.case_id for run in run_list}  # the references as scored (an agent's)
+        columns, case_columns = RunColumns.gather(run_list), CaseColumns.gather(case_map)
+        used = set(columns.case_codes[1])  # the cases scored against (an agent's views)
         scored = [case for case_id, case in case_map.items() if case_id in used]
         # One read of the reference steps, for the check and the scorer's grammar test.
         shapes = reference_shapes(scored, tools, strict_tools)
         refuse_impossible(scored, tools, budget=config.budget, strict=strict_tools, shapes=shapes)
-        columns, case_columns = RunColumns.gather(run_list), CaseColumns.gather(case_map)
         undefined = None
         if evidence is not None or _needs_evidence(config):
             from pathgrade.semantic.scoring import with_evidence  # I/O: embeds, lazily
