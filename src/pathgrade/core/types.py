@@ -18,7 +18,6 @@ is found in (``reference[2].after``).
 
 from __future__ import annotations
 
-from operator import attrgetter
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -51,6 +50,7 @@ from pathgrade.core.fields import (
     _Strict,
 )
 from pathgrade.core.labels import Citation, Claim, ContextUnit, Retrieved, RetrievedItem
+from pathgrade.core.path_ids import check_path_ids
 
 __all__ = [
     "INT64_MAX",
@@ -197,8 +197,6 @@ def format_step(step: Step) -> str:
     return f"{step.tool}({', '.join(f'{k}={v!r}' for k, v in args.items())})"
 
 
-_STEP_ID = attrgetter("id")
-_STEP_AFTER = attrgetter("after")
 #: An agent's name, as ingest records it in ``Step.metadata["agent"]``.
 AgentName = Annotated[str, Field(min_length=1)]
 
@@ -302,49 +300,12 @@ class Case(_Strict):
     @model_validator(mode="after")
     def _check_partial_order(self) -> Case:
         for index, path in enumerate(self.reference_paths()):
-            _check_path_ids(path, self._path_field(index), f"reference path {index}")
+            check_path_ids(path, self._path_field(index), f"reference path {index}")
         for agent, paths in (self.references_by_agent or {}).items():
             for index, path in enumerate(paths):
                 where = f"references_by_agent.{agent}[{index}]"
-                _check_path_ids(path, where, f"reference path {index} of agent {agent!r}")
+                check_path_ids(path, where, f"reference path {index} of agent {agent!r}")
         return self
-
-
-def _check_branches(path: tuple[Step, ...], where: str) -> None:
-    """Steps inside a ``one_of`` alternative carry no ``id`` nor ``after`` (an alternative is
-    ordered by its place in the path)."""
-    for position, step in enumerate(path):
-        for b, branch in enumerate(step.one_of or ()):
-            inner = f"{where}[{position}].one_of[{b}]"
-            for k, sub in enumerate(branch):
-                for name in ("id", "after"):
-                    if getattr(sub, name):
-                        raise FieldError(
-                            f"{inner}[{k}].{name}", f"a step inside one_of cannot carry {name!r}"
-                        )
-            _check_branches(branch, inner)
-
-
-def _check_path_ids(path: tuple[Step, ...], where: str, name: str) -> None:
-    """Step ids of one reference path are unique and every ``after`` names one of them."""
-    _check_branches(path, where)
-    ids = list(map(_STEP_ID, path))
-    if ids.count(None) == len(ids) and not any(map(_STEP_AFTER, path)):
-        return  # no ids, no dependencies: nothing to check (the usual case)
-    known: set[str] = set()
-    for position, step_id in enumerate(ids):
-        if step_id is not None and step_id in known:
-            raise FieldError(f"{where}[{position}].id", f"duplicate step id {step_id!r} in {name}")
-        if step_id is not None:
-            known.add(step_id)
-    for position, step in enumerate(path):
-        for dep in step.after:
-            if dep not in known:
-                raise FieldError(
-                    f"{where}[{position}].after",
-                    f"step {step.tool!r} is 'after' unknown id {dep!r} (no step of {name} has"
-                    " that id)",
-                )
 
 
 def _check_unit_interval(name: str, value: float | None) -> float | None:

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pathgrade.io.ingest import FORMATS, IngestOptions
-from pathgrade.io.ingest.openai_agents import covered_ns
+from pathgrade.io.ingest._agents_approvals import covered_ns
 
 RECORDED = Path(__file__).parents[2] / "golden" / "ingest" / "producers"
 

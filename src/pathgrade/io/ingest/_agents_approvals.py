@@ -41,6 +41,9 @@ earlier interruption, an approval in the run context) leaves no mark, so such a 
 an ordinary call; without the input (``trace_include_sensitive_data=False``) interruptions
 cannot be told apart (an interruption and its approved call read as two ordinary calls), and
 only rejection spans are read.
+
+A resumed run's latency (:func:`agent_time`) is the time its root spans cover, without the
+gaps between them, where a person was deciding.
 """
 
 from __future__ import annotations
@@ -50,6 +53,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from pathgrade.core.types import Run
 from pathgrade.io.ingest._common import maybe_json
 from pathgrade.io.ingest.spans import Span, ancestors
 
@@ -206,3 +210,28 @@ def _function(
         marks[span.span_id] = Mark("denied")
     elif key is not None and data.get("output") is None and span.error is None:
         waiting.setdefault(key, []).append((span, model))
+
+
+def agent_time(run: Run, spans: Sequence[Span]) -> Run:
+    """A run resumed after an approval: its latency is the time its root spans (one per run
+    of the agent: the interrupted one, each resumption) cover, overlaps once, without the
+    gaps between them, where a person was deciding; unchanged when a root has no times."""
+    roots = [(s.start_ns, s.end_ns) for s in spans if s.parent_id is None]
+    timed = [(a, b) for a, b in roots if a is not None and b is not None]
+    if run.usage is None or len(roots) < 2 or len(timed) < len(roots):
+        return run
+    usage = run.usage.model_copy(update={"latency_ms": covered_ns(timed) / 1e6})
+    return run.model_copy(update={"usage": usage})
+
+
+def covered_ns(intervals: Sequence[tuple[int, int]]) -> int:
+    """The length of the union of ``[start, end]`` intervals (overlaps counted once)."""
+    total, reach = 0, None
+    for start, end in sorted(intervals):
+        if reach is None or start > reach:
+            total += max(end - start, 0)
+            reach = end
+        elif end > reach:
+            total += end - reach
+            reach = end
+    return total

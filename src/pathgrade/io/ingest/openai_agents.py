@@ -44,7 +44,7 @@ agent.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -58,6 +58,7 @@ from pathgrade.io.ingest._agents_approvals import (
     REJECTED_ON_RESUME,
     Approvals,
     Mark,
+    agent_time,
     approval_marks,
     rejected_call_id,
 )
@@ -385,30 +386,5 @@ def read(path: str | Path, options: IngestOptions | None = None) -> Iterator[Run
             options.fail(error)
             continue
         if approvals.resumed:
-            run = _agent_time(run, spans)
+            run = agent_time(run, spans)
         yield run.model_copy(update={"metadata": {**run.metadata, **extra}}) if extra else run
-
-
-def _agent_time(run: Run, spans: Sequence[Span]) -> Run:
-    """A run resumed after an approval: its latency is the time its root spans (one per run
-    of the agent: the interrupted one, each resumption) cover, overlaps once, without the
-    gaps between them, where a person was deciding; unchanged when a root has no times."""
-    roots = [(s.start_ns, s.end_ns) for s in spans if s.parent_id is None]
-    timed = [(a, b) for a, b in roots if a is not None and b is not None]
-    if run.usage is None or len(roots) < 2 or len(timed) < len(roots):
-        return run
-    usage = run.usage.model_copy(update={"latency_ms": covered_ns(timed) / 1e6})
-    return run.model_copy(update={"usage": usage})
-
-
-def covered_ns(intervals: Sequence[tuple[int, int]]) -> int:
-    """The length of the union of ``[start, end]`` intervals (overlaps counted once)."""
-    total, reach = 0, None
-    for start, end in sorted(intervals):
-        if reach is None or start > reach:
-            total += max(end - start, 0)
-            reach = end
-        elif end > reach:
-            total += end - reach
-            reach = end
-    return total

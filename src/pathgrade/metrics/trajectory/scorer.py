@@ -37,6 +37,7 @@ from pathgrade.metrics.trajectory.instances import ORDER_CODES, GrammarInstances
 from pathgrade.metrics.trajectory.order import Predecessors
 from pathgrade.metrics.trajectory.outputs import TRAJECTORY_METRICS
 from pathgrade.metrics.trajectory.winners import CLEAN_RUN, RunFacts, WinnerBatch
+from pathgrade.metrics.trajectory.write_flags import write_flags
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -133,11 +134,16 @@ def score_trajectories(
     values["forbidden_action_count"][:] = 0.0
     fixed_penalty = np.zeros(n_runs)
     needs_penalty_check = np.zeros(n_runs, dtype=np.bool_)
-    agent_write = _write_flags(
-        encoder, agents.tool, agents.offsets, runs, run_case, table.kinds[run_case_index], config
+    agent_write = write_flags(
+        encoder.tool_codes,
+        agents.tool,
+        agents.offsets,
+        runs,
+        run_case,
+        table.kinds[run_case_index],
+        config,
+        gathered.step_facts.any_denied,
     )
-    if gathered.step_facts.any_denied:  # a call whose approval was denied wrote nothing
-        agent_write &= ~_denied_steps(runs, agents.offsets, agent_write.size)
     system = runlevel.runs_to_check(
         encoder.tool_codes,
         agents.tool,
@@ -379,37 +385,3 @@ def _run_facts(
         fixed_penalty=fixed,
         system=found,
     )
-
-
-def _denied_steps(runs: Sequence[Run], offsets: IntArray, n_steps: int) -> npt.NDArray[np.bool_]:
-    """Per agent step: its approval was denied (read only when some step's was)."""
-    denied = np.zeros(n_steps, dtype=np.bool_)
-    for r, run in enumerate(runs):
-        offset = int(offsets[r])
-        for j, step in enumerate(run.steps):
-            if step.approval == "denied":
-                denied[offset + j] = True
-    return denied
-
-
-def _write_flags(
-    encoder: StepEncoder,
-    tool_codes: IntArray,
-    offsets: IntArray,
-    runs: Sequence[Run],
-    run_case: Sequence[Case],
-    own_kinds: npt.NDArray[np.bool_],
-    config: ScoringConfig,
-) -> npt.NDArray[np.bool_]:
-    """Per agent step: is its tool declared ``write`` (case kinds override config kinds);
-    ``own_kinds[r]``: run ``r``'s case declares kinds of its own."""
-    by_code = np.zeros(len(encoder.tool_codes) + 1, dtype=np.bool_)
-    for tool, code in encoder.tool_codes.items():
-        by_code[code] = config.tool_kinds.get(tool) == "write"
-    flags = by_code[tool_codes] if tool_codes.size else np.zeros(0, dtype=np.bool_)
-    for r in np.flatnonzero(own_kinds).tolist():
-        kinds = {**config.tool_kinds, **run_case[r].tool_kinds}
-        offset = int(offsets[r])
-        for j, step in enumerate(runs[r].steps):
-            flags[offset + j] = kinds.get(step.tool) == "write"
-    return flags
