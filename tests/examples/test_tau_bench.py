@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -14,17 +12,13 @@ import pytest
 import pathgrade
 from pathgrade.core.results import RunResult
 
+from .scripts import load_script
+
 SCRIPT = Path(__file__).resolve().parents[2] / "examples" / "tau_bench" / "score_tau_bench.py"
 
 
 def _load() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("score_tau_bench", SCRIPT)
-    if spec is None or spec.loader is None:
-        raise RuntimeError(f"cannot load {SCRIPT}")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("score_tau_bench", module)
-    spec.loader.exec_module(module)
-    return module
+    return load_script(SCRIPT, "score_tau_bench")
 
 
 @pytest.fixture(scope="module")

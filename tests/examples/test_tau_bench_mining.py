@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -12,18 +10,14 @@ import pytest
 
 from pathgrade.io.ingest import tau_bench
 
+from .scripts import load_script
+
 SCRIPT = Path(__file__).resolve().parents[2] / "examples" / "tau_bench" / "mine_references.py"
 DOC = Path(__file__).resolve().parents[2] / "docs" / "tau_bench.md"
 
 
 def _load() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("mine_references", SCRIPT)
-    if spec is None or spec.loader is None:
-        raise RuntimeError(f"cannot load {SCRIPT}")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("mine_references", module)
-    spec.loader.exec_module(module)
-    return module
+    return load_script(SCRIPT, "mine_references")
 
 
 @pytest.fixture(scope="module")

@@ -33,12 +33,18 @@ def call(call_id: str, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def reply(number: int, message: dict[str, Any], prompt: int, completion: int) -> dict[str, Any]:
+def reply(
+    number: int,
+    message: dict[str, Any],
+    prompt: int,
+    completion: int,
+    model: str = "gpt-4o-mini-2024-07-18",
+) -> dict[str, Any]:
     return {
         "id": f"chatcmpl-{number}",
         "object": "chat.completion",
         "created": 1_700_000_000 + number,
-        "model": "gpt-4o-mini-2024-07-18",
+        "model": model,
         "choices": [
             {
                 "index": 0,

@@ -42,6 +42,7 @@ import sys
 from typing import Any
 
 import httpx
+from _otel_common import call, reply  # this folder's shared helpers (not the package's)
 from agents import (
     Agent,
     OpenAIChatCompletionsModel,
@@ -55,33 +56,8 @@ from agents.tracing import TracingProcessor
 from openai import AsyncOpenAI
 
 
-def _call(call_id: str, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "id": call_id,
-        "type": "function",
-        "function": {"name": name, "arguments": json.dumps(arguments)},
-    }
-
-
 def _reply(number: int, message: dict[str, Any], prompt: int, completion: int) -> dict[str, Any]:
-    return {
-        "id": f"chatcmpl-{number}",
-        "object": "chat.completion",
-        "created": 1_700_000_000 + number,
-        "model": "gpt-4o-mini",
-        "choices": [
-            {
-                "index": 0,
-                "finish_reason": "tool_calls" if message.get("tool_calls") else "stop",
-                "message": {"role": "assistant", "content": None, **message},
-            }
-        ],
-        "usage": {
-            "prompt_tokens": prompt,
-            "completion_tokens": completion,
-            "total_tokens": prompt + completion,
-        },
-    }
+    return reply(number, message, prompt, completion, model="gpt-4o-mini")
 
 
 def _tools(number: int, *calls: dict[str, Any]) -> dict[str, Any]:
@@ -89,13 +65,13 @@ def _tools(number: int, *calls: dict[str, Any]) -> dict[str, Any]:
 
 
 def _refund(call_id: str, order_id: str) -> dict[str, Any]:
-    return _call(call_id, "issue_refund", {"order_id": order_id, "amount": 25.0})
+    return call(call_id, "issue_refund", {"order_id": order_id, "amount": 25.0})
 
 
 #: The recorded model replies of each run, in the order the agent asks for them.
 REPLIES = {
     "approve-A17": [
-        _tools(1, _call("call_lookup", "lookup_order", {"order_id": "A17"})),
+        _tools(1, call("call_lookup", "lookup_order", {"order_id": "A17"})),
         _tools(2, _refund("call_refund", "A17")),
         _reply(3, {"content": "Refunded 25.00 EUR for order A17."}, 160, 11),
     ],

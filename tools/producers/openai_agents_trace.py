@@ -26,6 +26,7 @@ import sys
 from typing import Any
 
 import httpx
+from _otel_common import call, reply  # this folder's shared helpers (not the package's)
 from agents import (
     Agent,
     GuardrailFunctionOutput,
@@ -42,33 +43,8 @@ from agents.tracing import TracingProcessor
 from openai import AsyncOpenAI
 
 
-def _call(call_id: str, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "id": call_id,
-        "type": "function",
-        "function": {"name": name, "arguments": json.dumps(arguments)},
-    }
-
-
 def _reply(number: int, message: dict[str, Any], prompt: int, completion: int) -> dict[str, Any]:
-    return {
-        "id": f"chatcmpl-{number}",
-        "object": "chat.completion",
-        "created": 1_700_000_000 + number,
-        "model": "gpt-4o-mini",
-        "choices": [
-            {
-                "index": 0,
-                "finish_reason": "tool_calls" if message.get("tool_calls") else "stop",
-                "message": {"role": "assistant", "content": None, **message},
-            }
-        ],
-        "usage": {
-            "prompt_tokens": prompt,
-            "completion_tokens": completion,
-            "total_tokens": prompt + completion,
-        },
-    }
+    return reply(number, message, prompt, completion, model="gpt-4o-mini")
 
 
 #: The recorded model replies, in the order the agents ask for them.
@@ -77,19 +53,19 @@ REPLIES = [
         1,
         {
             "tool_calls": [
-                _call("call_lookup", "lookup_order", {"order_id": "A17"}),
-                _call("call_policy", "get_policy", {"topic": "refunds"}),
+                call("call_lookup", "lookup_order", {"order_id": "A17"}),
+                call("call_policy", "get_policy", {"topic": "refunds"}),
             ]
         },
         120,
         30,
     ),
-    _reply(2, {"tool_calls": [_call("call_handoff", "transfer_to_billing", {})]}, 180, 12),
+    _reply(2, {"tool_calls": [call("call_handoff", "transfer_to_billing", {})]}, 180, 12),
     _reply(
         3,
         {
             "tool_calls": [
-                _call("call_refund_1", "issue_refund", {"order_id": "A17", "amount": 25.0})
+                call("call_refund_1", "issue_refund", {"order_id": "A17", "amount": 25.0})
             ]
         },
         200,
@@ -99,7 +75,7 @@ REPLIES = [
         4,
         {
             "tool_calls": [
-                _call("call_refund_2", "issue_refund", {"order_id": "A17", "amount": 25.0})
+                call("call_refund_2", "issue_refund", {"order_id": "A17", "amount": 25.0})
             ]
         },
         240,

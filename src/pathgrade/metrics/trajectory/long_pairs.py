@@ -236,21 +236,21 @@ def score_long_pairs(
     needed = np.take_along_axis(ready_after, np.maximum(twin_ref, 0), axis=1)
     premature: BoolArray = has_twin & (np.arange(width_a)[None, :] < needed)
     out_of_order |= premature.any(axis=1)
-    ref_valid = np.arange(width_r)[None, :] < ref_len[:, None]
-    return PairScores(
-        tool_accuracy=safe_ratio(alignment.tool_pairs, longest, 1.0),
-        argument_accuracy=safe_ratio(alignment.full_pairs, longest, 1.0),
-        step_order_accuracy=1.0 - safe_ratio(alignment.distance, longest, 0.0),
-        path_efficiency=path_efficiency,
-        tool_matches=tool_matches,
-        executed=executed,
-        missing=ref_len - executed,
-        out_of_order=out_of_order,
-        wasted=((status == STEP_WASTED) | (status == STEP_WASTED_EARLY)).sum(axis=1),
-        unexpected_writes=(status == STEP_UNEXPECTED_WRITE).sum(axis=1),
-        ref_missing=ref_valid & (ref_partner < 0),
-        agent_status=status,
-        agent_partner=agent_partner,
-        alignment=alignment,
-        premature=premature,
+    accuracies = (
+        safe_ratio(alignment.tool_pairs, longest, 1.0),
+        safe_ratio(alignment.full_pairs, longest, 1.0),
+        1.0 - safe_ratio(alignment.distance, longest, 0.0),
+        path_efficiency,
+    )
+    return PairScores.of(
+        accuracies,
+        tool_matches,
+        executed,
+        ref_len,
+        out_of_order,
+        status,
+        ref_partner,
+        agent_partner,
+        alignment,
+        premature,
     )

@@ -78,6 +78,42 @@ class PairScores:
     #: same-turn calls, :mod:`~pathgrade.metrics.trajectory.parallel`); None: as recorded.
     scored: IntArray | None = None
 
+    @classmethod
+    def of(
+        cls,
+        accuracies: tuple[FloatArray, FloatArray, FloatArray, FloatArray],
+        tool_matches: IntArray,
+        executed: IntArray,
+        ref_len: IntArray,
+        out_of_order: BoolArray,
+        status: IntArray,
+        ref_partner: IntArray,
+        agent_partner: IntArray,
+        alignment: Alignment,
+        premature: BoolArray,
+    ) -> PairScores:
+        """The scores of a batch, every kernel's: ``accuracies`` are tool, argument, step
+        order and path efficiency; the counts follow from the rest (missing: reference steps
+        never executed; wasted and unexpected writes: the agent steps' ``status`` codes)."""
+        ref_valid = np.arange(ref_partner.shape[1])[None, :] < ref_len[:, None]
+        return cls(
+            tool_accuracy=accuracies[0],
+            argument_accuracy=accuracies[1],
+            step_order_accuracy=accuracies[2],
+            path_efficiency=accuracies[3],
+            tool_matches=tool_matches,
+            executed=executed,
+            missing=ref_len - executed,
+            out_of_order=out_of_order,
+            wasted=((status == STEP_WASTED) | (status == STEP_WASTED_EARLY)).sum(axis=1),
+            unexpected_writes=(status == STEP_UNEXPECTED_WRITE).sum(axis=1),
+            ref_missing=ref_valid & (ref_partner < 0),
+            agent_status=status,
+            agent_partner=agent_partner,
+            alignment=alignment,
+            premature=premature,
+        )
+
 
 def safe_ratio(numerator: IntArray, denominator: IntArray, empty: float) -> FloatArray:
     out = np.full(numerator.shape, empty, dtype=np.float64)
@@ -201,23 +237,17 @@ def score_pairs(
             ref_len[candidates],
         )
     out_of_order |= premature.any(axis=1)
-    ref_valid = np.arange(width_r)[None, :] < ref_len[:, None]
-    return PairScores(
-        tool_accuracy=tool_accuracy,
-        argument_accuracy=argument_accuracy,
-        step_order_accuracy=step_order_accuracy,
-        path_efficiency=path_efficiency,
-        tool_matches=tool_matches,
-        executed=executed,
-        missing=ref_len - executed,
-        out_of_order=out_of_order,
-        wasted=((status == STEP_WASTED) | (status == STEP_WASTED_EARLY)).sum(axis=1),
-        unexpected_writes=(status == STEP_UNEXPECTED_WRITE).sum(axis=1),
-        ref_missing=ref_valid & (ref_partner < 0),
-        agent_status=status,
-        agent_partner=agent_partner,
-        alignment=alignment,
-        premature=premature,
+    return PairScores.of(
+        (tool_accuracy, argument_accuracy, step_order_accuracy, path_efficiency),
+        tool_matches,
+        executed,
+        ref_len,
+        out_of_order,
+        status,
+        ref_partner,
+        agent_partner,
+        alignment,
+        premature,
     )
 
 
