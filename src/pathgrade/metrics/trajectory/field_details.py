@@ -34,15 +34,13 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from rapidfuzz.utils import default_process
-
 from pathgrade.core.config import FieldMatch, MatchingConfig
 from pathgrade.core.results import AlignedStep, Defect, ScoreResult
 from pathgrade.core.types import Case, Run
 from pathgrade.metrics.trajectory.arguments import MatcherSet, ToolMatcher
-from pathgrade.metrics.trajectory.frozen_values import as_number
 from pathgrade.metrics.trajectory.grammar import scored_path
 from pathgrade.metrics.trajectory.semantic_fields import FieldDetail
+from pathgrade.metrics.trajectory.value_matching import fuzzy_ratio, number_of
 
 _BY_FIELD_MODES = frozenset({"semantic", "judge"})
 
@@ -64,25 +62,6 @@ def by_field(matcher: ToolMatcher) -> bool:
     return bool(matcher.fields) or matcher.mode in _BY_FIELD_MODES
 
 
-def _fuzzy_ratio(ref: Any, agent: Any, scorer: Callable[..., float]) -> float | None:
-    if not (isinstance(ref, str) and isinstance(agent, str)):
-        return None
-    if ref == agent:
-        return 100.0
-    a, b = default_process(ref), default_process(agent)
-    return float(scorer(a, b)) if a and b else 0.0
-
-
-def _number(value: Any) -> float | None:
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int | float):
-        return float(value)
-    if isinstance(value, str):
-        return as_number(value.strip())
-    return None
-
-
 def _enriched(
     detail: FieldDetail, spec: FieldMatch | None, matcher: ToolMatcher, ref: Any, agent: Any
 ) -> FieldDetail:
@@ -90,10 +69,10 @@ def _enriched(
     if detail.mode == "fuzzy":
         threshold = spec.threshold if spec is not None and spec.threshold is not None else None
         threshold = matcher.threshold if threshold is None else threshold
-        ratio = _fuzzy_ratio(ref, agent, matcher.scorer)
+        ratio = fuzzy_ratio(ref, agent, matcher.scorer)
         return replace(detail, similarity=ratio, threshold=threshold)
     if detail.mode == "numeric" and spec is not None:
-        r, a = _number(ref), _number(agent)
+        r, a = number_of(ref), number_of(agent)
         if r is None or a is None:
             return detail
         return replace(

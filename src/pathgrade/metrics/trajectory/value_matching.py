@@ -33,20 +33,33 @@ def fuzzy_equal(ref: Any, agent: Any, scorer: Callable[..., float], threshold: f
     return freeze(ref) == freeze(agent)
 
 
+def fuzzy_ratio(ref: Any, agent: Any, scorer: Callable[..., float]) -> float | None:
+    """The ratio :func:`fuzzy_equal` compares with its threshold for two strings (100 when
+    equal, 0 when either is empty after ``default_process``); None for other values."""
+    if not (isinstance(ref, str) and isinstance(agent, str)):
+        return None
+    if ref == agent:
+        return 100.0
+    a, b = default_process(ref), default_process(agent)
+    return float(scorer(a, b)) if a and b else 0.0
+
+
+def number_of(value: Any) -> float | None:
+    """The number ``numeric`` matching reads from a value: an int or float (not a bool), or a
+    number string (surrounding spaces ignored); None otherwise."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int | float):
+        return float(value)
+    if isinstance(value, str):
+        return as_number(value.strip())
+    return None
+
+
 def numeric_equal(ref: Any, agent: Any, abs_tol: float, rel_tol: float) -> bool:
     """``numeric`` matching of one value: ``|a - b| <= max(abs_tol, rel_tol * |reference|)``
-    for numbers (and number strings); anything else as ``exact``."""
-
-    def number(value: Any) -> float | None:
-        if isinstance(value, bool):
-            return None
-        if isinstance(value, int | float):
-            return float(value)
-        if isinstance(value, str):
-            return as_number(value.strip())
-        return None
-
-    r, a = number(ref), number(agent)
+    for numbers (and number strings, :func:`number_of`); anything else as ``exact``."""
+    r, a = number_of(ref), number_of(agent)
     if r is None or a is None:
         return freeze(ref) == freeze(agent)
     return abs(r - a) <= max(abs_tol, rel_tol * abs(r))
