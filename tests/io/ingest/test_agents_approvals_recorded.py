@@ -172,3 +172,18 @@ def test_a_rejected_call_performed_anyway_and_an_unmarked_call_are_defects() -> 
         (0.0, [("denied_action_performed", 200.0, 1)]),
         (0.0, [("unapproved_action", 100.0, 1)]),
     ]
+
+
+def test_the_first_call_of_a_resumed_run_is_marked_resumed() -> None:
+    # Each resume decides its earliest waiting call, which is the resumed run's first call:
+    # that step carries Step.resumed (the system layer's resume metrics read it); later calls
+    # and runs that never resumed do not.
+    runs = _runs()
+    marks = {case_id: [s.resumed for s in run.steps] for case_id, run in runs.items()}
+    assert marks == {
+        "approve-A17": [False, True],
+        "reject-A17": [True],
+        "always-approve": [True, False],
+        "always-reject": [True, False],
+        "pending-A17": [],
+    }

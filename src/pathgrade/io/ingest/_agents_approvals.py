@@ -42,8 +42,9 @@ an ordinary call; without the input (``trace_include_sensitive_data=False``) int
 cannot be told apart (an interruption and its approved call read as two ordinary calls), and
 only rejection spans are read.
 
-A resumed run's latency (:func:`agent_time`) is the time its root spans cover, without the
-gaps between them, where a person was deciding.
+The first call of each resumed run (the earliest waiting call the resume decides) is marked
+``Step.resumed``. A resumed run's latency (:func:`agent_time`) is the time its root spans
+cover, without the gaps between them, where a person was deciding.
 """
 
 from __future__ import annotations
@@ -110,6 +111,9 @@ class Approvals:
     #: Whether a run of the trace resumed after an interruption (the time between the
     #: interrupted run and its resumption is a person's, not the agent's).
     resumed: bool = False
+    #: The interruptions whose decided call is the first call of a resumed run (the earliest
+    #: interruption each resume decides): their steps carry ``Step.resumed``.
+    resume_points: frozenset[str] = frozenset()
 
     def emitted_and_unattempted(self, model_span: str, name: str | None, arguments: Any) -> bool:
         """The emitted call ``name(arguments)`` of ``model_span`` was never attempted."""
@@ -157,6 +161,7 @@ def approval_marks(spans: Sequence[Span]) -> Approvals:
     waiting: dict[tuple[str, str], list[tuple[Span, str | None]]] = {}
     resumed: set[str] = set()  # interruptions a resumed run follows
     any_resume = False
+    points: set[str] = set()  # the earliest interruption each resume decides
     model: str | None = None
     for span in spans:
         data = span.attributes.get(DATA)
@@ -164,8 +169,11 @@ def approval_marks(spans: Sequence[Span]) -> Approvals:
         if not isinstance(kind, str):
             continue  # no type (or not a string): structure only, as the reader has it
         if kind == "agent" and not _in_function(span, index):
-            followed = [i.span_id for q in waiting.values() for i, _ in q if _after(i, span)]
-            resumed.update(followed)
+            followed = [i for q in waiting.values() for i, _ in q if _after(i, span)]
+            new = [i for i in followed if i.span_id not in resumed]
+            if new:
+                points.add(min(new, key=lambda i: (i.start_ns or 0, i.order)).span_id)
+            resumed.update(i.span_id for i in followed)
             any_resume = any_resume or bool(followed)
         elif kind in _MODEL:
             for queue in waiting.values():
@@ -186,7 +194,8 @@ def approval_marks(spans: Sequence[Span]) -> Approvals:
             marks[interruption.span_id] = _NO_STEP
             if emitted_by is not None:
                 unattempted.setdefault(emitted_by, []).append((name, maybe_json(arguments)))
-    return Approvals(marks, {k: tuple(v) for k, v in unattempted.items()}, any_resume)
+    unattempted_calls = {k: tuple(v) for k, v in unattempted.items()}
+    return Approvals(marks, unattempted_calls, any_resume, frozenset(points))
 
 
 def _function(

@@ -67,6 +67,8 @@ class SpanInfo:
     cost: float | None = None
     #: A human-in-the-loop decision the trace records on this call (``Step.approval``).
     approval: Literal["granted", "denied"] | None = None
+    #: The first call of a run resumed after an interruption (``Step.resumed``).
+    resumed: bool = False
     documents: Sequence[tuple[str, float | None]] = ()
     output_text: str | None = None
     agent_name: str | None = None

@@ -150,6 +150,7 @@ def _fields(trace: Trace, call: Call, file: str) -> dict[str, Any]:
         "tokens": _first([i.tokens for i in info.values()]),
         "cost": _first([i.cost for i in info.values()]),
         "approval": _first([i.approval for i in info.values()]),
+        "resumed": any(i.resumed for i in info.values()),
         "call_id": next((i for i in call_ids if i), None),
         "parent": agent.span_id if agent else None,
         "start_time": span_of.start_s if span_of else None,

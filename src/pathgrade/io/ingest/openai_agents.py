@@ -205,7 +205,7 @@ class _Classifier:
                 return found
             if mark.approval is None:
                 return SpanInfo(None)  # not attempted yet, or the decided call of a step
-            return _decided(found, mark, span)
+            return _decided(found, mark, span, span.span_id in self.approvals.resume_points)
         if type_ == "generation":
             calls = _model_io.emitted_calls(data.get("output"), at.key("output"))
             return SpanInfo(
@@ -263,9 +263,10 @@ class _Classifier:
         )
 
 
-def _decided(found: SpanInfo, mark: Mark, span: Span) -> SpanInfo:
+def _decided(found: SpanInfo, mark: Mark, span: Span, resumed: bool) -> SpanInfo:
     """The step of a call an approval decided (:class:`._agents_approvals.Mark`): the
-    output, error and rejection call id of the decided span, else of ``span`` itself."""
+    output, error and rejection call id of the decided span, else of ``span`` itself;
+    ``resumed``: it is the first call of a resumed run (``Step.resumed``)."""
     result = mark.result or span
     data: Mapping[str, Any] = result.attributes.get(DATA) or {}
     error = result.error
@@ -274,6 +275,7 @@ def _decided(found: SpanInfo, mark: Mark, span: Span) -> SpanInfo:
     return replace(
         found,
         approval=mark.approval,
+        resumed=resumed,
         call_id=result.attributes.get(REJECTED) or found.call_id,
         result=data.get("output") if mark.result else found.result,
         error=error,
