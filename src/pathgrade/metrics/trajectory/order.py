@@ -183,8 +183,31 @@ def partial_in_order(
                 break
     if placed >= executed or not bool((full_eq[:n].sum(axis=0) >= 2).any()):
         return placed >= executed, position
+    if placement_bound(full_eq[:n], predecessors, order) < executed:
+        return False, position
     found = search_placement(full_eq[:n], predecessors, order, executed)
     return (True, found) if found is not None else (False, position)
+
+
+def placement_bound(full_eq: BoolArray, predecessors: Predecessors, order: Sequence[int]) -> int:
+    """An upper bound on the steps any placement can place: the steps that have a matching
+    agent step after the earliest positions their predecessors can take (in ``order``, a
+    topological order). In every placement a step's agent position is at least its earliest
+    position, so a step with none (or with a predecessor that has none) is never placed.
+    When the bound is below the executed count no placement exists and the exact search
+    would find none: skipping it changes no result."""
+    earliest_at = [-1] * len(predecessors)
+    count = 0
+    for node in order:
+        preds = predecessors[node]
+        if any(earliest_at[p] < 0 for p in preds):
+            continue
+        start = max((earliest_at[p] for p in preds), default=-1) + 1
+        hits = np.flatnonzero(full_eq[node, start:])
+        if hits.size:
+            earliest_at[node] = int(hits[0]) + start
+            count += 1
+    return count
 
 
 def search_placement(
