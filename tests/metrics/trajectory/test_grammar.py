@@ -264,3 +264,33 @@ def test_the_store_keeps_the_branch() -> None:
     kinds = {name: "score" for name in records[0]["metrics"]}
     back, _ = table_records(records_table("r", records, kinds), kinds)
     assert [r["reference_branch"]["one_of"] for r in back] == [[1], [0]]
+
+
+@SCORERS
+def test_an_unordered_one_of_lends_its_group_to_its_branch(scorer: Scorer) -> None:
+    # Issue 38's first case: [~search:x?, ~one_of([search:y{1..3}], [check:A?]), ~lookup:B?,
+    # refund:A] vs [search:y, search:x, search:y x4, lookup:B, poll:1, refund:A]. The group has
+    # no order, so search:y before search:x is in order; three search:y are the repeat's, the
+    # other two repeat an earlier call: 100 - 2 x 10 (wasted at agent steps 4 and 5).
+    reference = [
+        {"tool": "search", "arguments": {"q": "x"}, "optional": True, "group": "unordered"},
+        {
+            "one_of": [
+                [{"tool": "search", "arguments": {"q": "y"}, "repeat": {"min": 1, "max": 3}}],
+                [{"tool": "check", "arguments": {"id": "A"}, "optional": True}],
+            ],
+            "group": "unordered",
+        },
+        {"tool": "lookup", "arguments": {"id": "B"}, "optional": True, "group": "unordered"},
+        {"tool": "refund", "arguments": {"id": "A"}},
+    ]
+    y = {"tool": "search", "arguments": {"q": "y"}}
+    steps = [y, {"tool": "search", "arguments": {"q": "x"}}, y, y, y, y]
+    steps += [{"tool": "lookup", "arguments": {"id": "B"}}, {"tool": "poll", "arguments": {"n": 1}}]
+    steps += [{"tool": "refund", "arguments": {"id": "A"}}]
+    result = _one(scorer, reference, steps)
+    assert result.metrics["path_score"] == 80.0
+    assert [(d.kind, d.agent_step) for d in result.defects] == [
+        ("wasted_step", 4),
+        ("wasted_step", 5),
+    ]

@@ -133,8 +133,8 @@ def leaves(path: Sequence[Step]) -> list[Step]:
     return out
 
 
-def _item(step: Step, source: str, top: int) -> Item:
-    unordered = step.group == "unordered"
+def _item(step: Step, source: str, top: int, in_group: bool) -> Item:
+    unordered = in_group or step.group == "unordered"
     if step.repeat is not None:
         bounds = step.repeat
         return Item(step, source, bounds.min, bounds.max, unordered, top, False)
@@ -142,18 +142,23 @@ def _item(step: Step, source: str, top: int) -> Item:
     return Item(step, source, least, 1, unordered, top, step.optional)
 
 
-def _compile(path: Sequence[Step], prefix: str, top: int | None) -> list[Alternative]:
+def _compile(
+    path: Sequence[Step], prefix: str, top: int | None, in_group: bool = False
+) -> list[Alternative]:
+    """The alternatives of ``path``; ``in_group``: ``path`` is a branch of an ``unordered``
+    ``one_of`` step, whose calls take its place in the unordered run (issue 38)."""
     alternatives = [Alternative((), ())]
     for position, step in enumerate(path):
         source = f"{prefix}[{position}]"
         here = position if top is None else top
         if step.one_of is None:
-            options = [Alternative((), (_item(step, source, here),))]
+            options = [Alternative((), (_item(step, source, here, in_group),))]
         else:
+            grouped = in_group or step.group == "unordered"
             options = [
                 Alternative((b, *alt.branch), alt.items)
                 for b, branch in enumerate(step.one_of)
-                for alt in _compile(branch, f"{source}.one_of[{b}]", here)
+                for alt in _compile(branch, f"{source}.one_of[{b}]", here, grouped)
             ]
         alternatives = [
             Alternative(a.branch + o.branch, a.items + o.items)
