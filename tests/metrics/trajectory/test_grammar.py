@@ -294,3 +294,35 @@ def test_an_unordered_one_of_lends_its_group_to_its_branch(scorer: Scorer) -> No
         ("wasted_step", 4),
         ("wasted_step", 5),
     ]
+
+
+@SCORERS
+def test_an_unordered_empty_branch_orders_the_alignment_as_documented(scorer: Scorer) -> None:
+    # Issue 38's second case: [~refund:A?, ~search:x, ~poll:1, refund:A?, ~one_of([],
+    # [search:y]), ~lookup:A] vs [send:A, send:A, refund:A, refund:A, search:x, poll:1, poll:1,
+    # refund:A, search:y]. The score was right (30); search:y now stands in the unordered run,
+    # so the linear extension puts it last and, walking back, the deletion of lookup:A comes
+    # before the match at agent step 8 (it came after).
+    def call(tool: str, key: str, value: Any) -> dict[str, Any]:
+        return {"tool": tool, "arguments": {key: value}}
+
+    def loose(step: dict[str, Any]) -> dict[str, Any]:
+        return {**step, "group": "unordered"}
+
+    reference = [
+        loose({**call("refund", "id", "A"), "optional": True}),
+        loose(call("search", "q", "x")),
+        loose(call("poll", "n", 1)),
+        {**call("refund", "id", "A"), "optional": True},
+        loose({"one_of": [[], [call("search", "q", "y")]]}),
+        loose(call("lookup", "id", "A")),
+    ]
+    steps = [call("send", "id", "A")] * 2 + [call("refund", "id", "A")] * 2
+    steps += [call("search", "q", "x"), call("poll", "n", 1), call("poll", "n", 1)]
+    steps += [call("refund", "id", "A"), call("search", "q", "y")]
+    result = _one(scorer, reference, steps)
+    assert result.metrics["path_score"] == 30.0
+    assert [(a.op, a.reference_step, a.agent_step) for a in result.alignment][-2:] == [
+        ("deletion", 5, None),
+        ("match", 4, 8),
+    ]
