@@ -167,20 +167,7 @@ def partial_in_order(
     """
     n = len(predecessors)
     order = partial_permutation(slot[:n], predecessors)[:n].tolist()
-    position = [-1] * n
-    used: set[int] = set()
-    placed = 0
-    for node in order:
-        preds = predecessors[node]
-        if any(position[p] < 0 for p in preds):
-            continue
-        earliest = max((position[p] for p in preds), default=-1) + 1
-        for j in np.flatnonzero(full_eq[node, earliest:]) + earliest:
-            if int(j) not in used:
-                position[node] = int(j)
-                used.add(int(j))
-                placed += 1
-                break
+    position, placed = _earliest_placement(full_eq, predecessors, order, exclusive=True)
     if placed >= executed or not bool((full_eq[:n].sum(axis=0) >= 2).any()):
         return placed >= executed, position
     if placement_bound(full_eq[:n], predecessors, order) < executed:
@@ -196,18 +183,30 @@ def placement_bound(full_eq: BoolArray, predecessors: Predecessors, order: Seque
     position, so a step with none (or with a predecessor that has none) is never placed.
     When the bound is below the executed count no placement exists and the exact search
     would find none: skipping it changes no result."""
-    earliest_at = [-1] * len(predecessors)
-    count = 0
+    return _earliest_placement(full_eq, predecessors, order, exclusive=False)[1]
+
+
+def _earliest_placement(
+    full_eq: BoolArray, predecessors: Predecessors, order: Sequence[int], *, exclusive: bool
+) -> tuple[list[int], int]:
+    """``(position, placed)``: in ``order``, each step whose predecessors were all placed gets
+    the earliest matching agent step after theirs; ``exclusive``: an unused one (the greedy
+    placement), else any (the earliest positions of :func:`placement_bound`)."""
+    position = [-1] * len(predecessors)
+    used: set[int] = set()
+    placed = 0
     for node in order:
         preds = predecessors[node]
-        if any(earliest_at[p] < 0 for p in preds):
+        if any(position[p] < 0 for p in preds):
             continue
-        start = max((earliest_at[p] for p in preds), default=-1) + 1
-        hits = np.flatnonzero(full_eq[node, start:])
-        if hits.size:
-            earliest_at[node] = int(hits[0]) + start
-            count += 1
-    return count
+        earliest = max((position[p] for p in preds), default=-1) + 1
+        for j in np.flatnonzero(full_eq[node, earliest:]).tolist():
+            if not exclusive or j + earliest not in used:
+                position[node] = j + earliest
+                used.add(j + earliest)
+                placed += 1
+                break
+    return position, placed
 
 
 def search_placement(
