@@ -23,6 +23,7 @@ from operator import attrgetter, methodcaller
 
 from pathgrade.cases.lint import Finding, lint_case
 from pathgrade.core.errors import InputError
+from pathgrade.core.fields import setting_any
 from pathgrade.core.run_columns import distinct_objects
 from pathgrade.core.types import Budget, Case, Step
 from pathgrade.metrics.tool.schemas import ToolSet, schema_violations
@@ -30,6 +31,7 @@ from pathgrade.metrics.tool.schemas import ToolSet, schema_violations
 #: A step's grammar fields (the first four) and order fields; a plain step has _PLAIN.
 _SHAPE = attrgetter("optional", "one_of", "repeat", "group", "id", "after")
 _PLAIN = (False, None, None, None, None, ())
+_SHAPE_FIELDS = frozenset(("optional", "one_of", "repeat", "group", "id", "after"))
 _TOOL = attrgetter("tool")
 _PATHS = methodcaller("reference_paths")
 #: A case's fields that can make a plain reference impossible.
@@ -136,14 +138,17 @@ class ReferenceShapes:
 def reference_shapes(
     cases: Sequence[Case], tools: ToolSet | None = None, strict: bool = True
 ) -> ReferenceShapes:
-    """The :class:`ReferenceShapes` of ``cases`` (pooled steps: each object read once)."""
-    steps = distinct_objects(chain.from_iterable(map(_PATHS, cases)))
-    shapes = list(map(_SHAPE, steps))
-    bad = {id(s) for s, shape in zip(steps, shapes, strict=True) if shape != _PLAIN}
+    """The :class:`ReferenceShapes` of ``cases``. Only the steps that set a grammar or order
+    field (:func:`~pathgrade.core.fields.setting_any`, at C speed) are read for their shape;
+    under a tools file every distinct step object is checked once (pooled steps)."""
+    flat = tuple(chain.from_iterable(chain.from_iterable(map(_PATHS, cases))))
+    candidates = distinct_objects((setting_any(flat, _SHAPE_FIELDS),))
+    shapes = list(map(_SHAPE, candidates))
+    bad = {id(s) for s, shape in zip(candidates, shapes, strict=True) if shape != _PLAIN}
     grammar = any(shape[:4] != _PLAIN[:4] for shape in shapes if shape != _PLAIN)
     if tools is None:
         return ReferenceShapes(frozenset(bad), grammar)
-    for step in steps:
+    for step in distinct_objects((flat,)):
         spec = tools.get(step.tool)
         if spec is None:
             if strict:

@@ -8,11 +8,16 @@ bits; free-form values nest at most :data:`~pathgrade.core.nesting.MAX_DEPTH` le
 from __future__ import annotations
 
 import sys
-from typing import Annotated, Any, Literal
+from collections.abc import Iterable
+from itertools import compress
+from operator import attrgetter, not_
+from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, Strict, model_validator
 
 from pathgrade.core.nesting import check_nesting
+
+_M = TypeVar("_M", bound=BaseModel)
 
 #: A name that recurs across many records (a tool, a case id): interned when validated, so
 #: equal names share one string object (less memory; dictionary look-ups that compare by
@@ -87,3 +92,23 @@ class Usage(_Strict):
     latency_ms: Amount | None = None
     input_tokens: Amount | None = None
     output_tokens: Amount | None = None
+
+
+_FIELDS_SET = attrgetter("__pydantic_fields_set__")
+
+
+def setting_any(models: Iterable[_M], names: frozenset[str]) -> list[_M]:
+    """The models of ``models`` (in order, repeats kept) whose ``model_fields_set`` names any
+    of ``names``; read at C speed, one slot of each object, so the usual answer (none) costs
+    no Python-level loop.
+
+    A field absent from ``model_fields_set`` holds its default: pydantic keeps that set for
+    validated, constructed (``model_construct``), copied (``model_copy(update=...)``) and
+    pickled models alike (only ``model_construct(_fields_set=...)`` can state otherwise). So
+    every model whose value of one of ``names`` differs from the default is among the result:
+    a check of those fields needs to read only these (``tests/core/test_setting_any.py``).
+    """
+    listed = models if isinstance(models, (list, tuple)) else list(models)
+    if all(map(names.isdisjoint, map(_FIELDS_SET, listed))):
+        return []
+    return list(compress(listed, map(not_, map(names.isdisjoint, map(_FIELDS_SET, listed)))))

@@ -18,6 +18,7 @@ from typing import Any, TypeVar
 import numpy as np
 import numpy.typing as npt
 
+from pathgrade.core.fields import setting_any
 from pathgrade.core.types import Case, RetrievedItem, Run, Step
 
 _FIELDS = (
@@ -101,15 +102,18 @@ def distinct_objects(groups: Iterable[Sequence[_T]]) -> list[_T]:
 #: A step's amounts, resume flag and approval, as one tuple; a step with none is ``_PLAIN``.
 _STEP_FACTS = attrgetter("latency_ms", "tokens", "cost", "resumed", "approval")
 _PLAIN = (None, None, None, False, None)
+#: The fields :class:`StepFacts` reads (``metadata`` for a fault).
+_FACT_FIELDS = frozenset(("latency_ms", "tokens", "cost", "resumed", "approval", "metadata"))
 
 
 @dataclass(frozen=True)
 class StepFacts:
     """Whether any step records an amount (latency, tokens or cost) or a resume.
 
-    Runs loaded together share pooled step objects, and touching scattered objects, not
-    testing them, is the cost of a pass over every step; so each distinct object (found by
-    its address, at C speed, while the runs keep every object alive) is read once.
+    Only the steps that set one of these fields (:func:`~pathgrade.core.fields.setting_any`:
+    one slot of each step read at C speed, the usual answer being none) are read; of those,
+    each distinct object once (pooled steps share objects: touching scattered objects, not
+    testing them, is the cost of a pass).
     """
 
     any_amount: bool
@@ -121,13 +125,29 @@ class StepFacts:
 
     @classmethod
     def gather(cls, steps: Sequence[Sequence[Step]]) -> StepFacts:
-        distinct = distinct_objects(steps)
+        candidates = setting_any(tuple(chain.from_iterable(steps)), _FACT_FIELDS)
+        if not candidates:
+            return cls(False, False, False, False)
+        distinct = distinct_objects((candidates,))
         facts = [_STEP_FACTS(step) for step in distinct]
         amount = any(f[:3] != _PLAIN[:3] for f in facts if f != _PLAIN)
         resumed = any(f[3] for f in facts if f != _PLAIN)
         fault = any("fault" in step.metadata for step in distinct if step.metadata)
         denied = any(f[4] == "denied" for f in facts if f != _PLAIN)
         return cls(amount, resumed, fault, denied)
+
+    @classmethod
+    def definition(cls, steps: Sequence[Sequence[Step]]) -> StepFacts:
+        """The plain definition, every step read (what :meth:`gather` is tested against)."""
+        flat = [step for path in steps for step in path]
+        return cls(
+            any_amount=any(
+                s.latency_ms is not None or s.tokens is not None or s.cost is not None for s in flat
+            ),
+            any_resumed=any(s.resumed for s in flat),
+            any_fault=any("fault" in s.metadata for s in flat),
+            any_denied=any(s.approval == "denied" for s in flat),
+        )
 
 
 _CASE_GATHER = attrgetter("gold_evidence", "expected_state", "answerable", "gold_answer")

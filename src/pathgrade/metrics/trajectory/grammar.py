@@ -30,11 +30,11 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from itertools import product
+from itertools import chain, product
 from operator import attrgetter
 from typing import Any
 
-from pathgrade.core.run_columns import distinct_objects
+from pathgrade.core.fields import setting_any
 from pathgrade.core.types import Step, format_step
 from pathgrade.metrics.trajectory.arguments import MatcherSet
 
@@ -105,12 +105,15 @@ class Instance:
 
 _GRAMMAR_FIELDS = attrgetter("optional", "one_of", "repeat", "group")
 _PLAIN = (False, None, None, None)
+_GRAMMAR_NAMES = frozenset(("optional", "one_of", "repeat", "group"))
 
 
 def any_grammar(paths: Iterable[Sequence[Step]]) -> bool:
-    """Whether any step of ``paths`` carries a grammar field (at C speed: the usual answer,
-    no, is found without a Python-level loop over the steps)."""
-    return any(map(_PLAIN.__ne__, map(_GRAMMAR_FIELDS, distinct_objects(paths))))
+    """Whether any step of ``paths`` carries a grammar field (at C speed: only the steps that
+    set one, :func:`~pathgrade.core.fields.setting_any`, are read, so the usual answer, no,
+    is found without a Python-level loop over the steps)."""
+    candidates = setting_any(tuple(chain.from_iterable(paths)), _GRAMMAR_NAMES)
+    return any(map(_PLAIN.__ne__, map(_GRAMMAR_FIELDS, candidates)))
 
 
 def uses_grammar(path: Sequence[Step]) -> bool:

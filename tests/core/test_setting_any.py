@@ -1,0 +1,100 @@
+"""``setting_any`` (the C-speed gate of the passes over step objects) and the passes built on
+it, against their plain definitions: every step whose field differs from its default is
+found, however the step was made (validated, constructed, copied, pickled)."""
+
+from __future__ import annotations
+
+import pickle
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pathgrade.cases.refuse import reference_shapes
+from pathgrade.core.fields import setting_any
+from pathgrade.core.run_columns import StepFacts
+from pathgrade.core.types import Case, Step
+from pathgrade.metrics.trajectory.grammar import any_grammar
+
+NAMES = frozenset(("latency_ms", "resumed", "metadata", "optional", "id"))
+
+_VALUES: dict[str, st.SearchStrategy[Any]] = {
+    "latency_ms": st.one_of(st.none(), st.floats(0, 100)),
+    "tokens": st.one_of(st.none(), st.integers(0, 9)),
+    "cost": st.one_of(st.none(), st.floats(0, 1)),
+    "resumed": st.booleans(),
+    "approval": st.sampled_from([None, "granted", "denied"]),
+    "metadata": st.sampled_from([{}, {"fault": "timeout"}, {"note": 1}]),
+    "optional": st.booleans(),
+    "repeat": st.sampled_from([None, {"min": 1, "max": 2}]),
+    "group": st.sampled_from([None, "unordered"]),
+    "id": st.sampled_from([None, "a", "b"]),
+    "after": st.sampled_from([(), ("a",)]),
+}
+
+
+@st.composite
+def steps(draw: st.DrawFn) -> Step:
+    """A step made one of the ways a pathgrade step is made, with some fields given."""
+    fields = draw(st.dictionaries(st.sampled_from(sorted(_VALUES)), st.none(), max_size=4))
+    values = {name: draw(_VALUES[name]) for name in fields}
+    if values.get("optional") and values.get("repeat") is not None:
+        values.pop("optional")
+    how = draw(st.sampled_from(["validate", "construct", "copy", "pickle"]))
+    if how == "validate":
+        return Step.model_validate({"tool": "t", **values})
+    if how == "construct":
+        return Step.model_construct(tool="t", **values)
+    update = {k: v for k, v in values.items() if k != "repeat"}
+    copied = Step(tool="t").model_copy(update=update)
+    return pickle.loads(pickle.dumps(copied)) if how == "pickle" else copied
+
+
+def _not_default(step: Step, names: frozenset[str]) -> bool:
+    return any(
+        getattr(step, n) != Step.model_fields[n].get_default(call_default_factory=True)
+        for n in names
+    )
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(steps(), max_size=8))
+def test_every_step_off_its_default_is_found(made: list[Step]) -> None:
+    found = setting_any(made, NAMES)
+    assert [s for s in made if _not_default(s, NAMES)] == [
+        s for s in found if _not_default(s, NAMES)
+    ]
+    assert all(s in made for s in found)
+
+
+def test_hand_cases() -> None:
+    plain, timed = Step(tool="a"), Step(tool="b", latency_ms=5.0)
+    assert setting_any([plain, plain], NAMES) == []
+    assert setting_any((plain, timed, timed), NAMES) == [timed, timed]
+    # Given explicitly at its default, a field is still "set": read, then found plain.
+    assert setting_any([Step(tool="a", resumed=False)], NAMES) != []
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.lists(steps(), max_size=4), max_size=4), st.data())
+def test_step_facts_equal_their_definition(paths: list[list[Step]], data: st.DataObject) -> None:
+    pooled = [
+        path + data.draw(st.lists(st.sampled_from(path), max_size=2)) if path else path
+        for path in paths
+    ]  # repeated objects, as a step pool shares them
+    assert StepFacts.gather(pooled) == StepFacts.definition(pooled)
+
+
+_SHAPE = ("optional", "one_of", "repeat", "group", "id", "after")
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(steps(), min_size=1, max_size=6))
+def test_reference_shapes_equal_their_definition(path: list[Step]) -> None:
+    case = Case.model_construct(case_id="c", reference=tuple(path), references=())
+    shapes = reference_shapes([case])
+    plain = (False, None, None, None, None, ())
+    flagged = {id(s) for s in path if tuple(getattr(s, n) for n in _SHAPE) != plain}
+    assert shapes.flagged == frozenset(flagged)
+    grammar = any(tuple(getattr(s, n) for n in _SHAPE[:4]) != plain[:4] for s in path)
+    assert shapes.grammar == grammar == any_grammar([path])
