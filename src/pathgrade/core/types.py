@@ -18,13 +18,17 @@ is found in (``reference[2].after``).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
 from pydantic import (
     BeforeValidator,
     ConfigDict,
     Field,
+    ModelWrapValidatorHandler,
     Strict,
+    ValidationError,
+    ValidatorFunctionWrapHandler,
     field_validator,
     model_validator,
 )
@@ -48,9 +52,11 @@ from pathgrade.core.fields import (
     ToolKind,
     Usage,
     _Strict,
+    setting_any,
 )
 from pathgrade.core.labels import Citation, Claim, ContextUnit, Retrieved, RetrievedItem
 from pathgrade.core.path_ids import check_path_ids
+from pathgrade.core.plain_steps import plain_step, template
 
 __all__ = [
     "INT64_MAX",
@@ -119,17 +125,23 @@ class Step(_Strict):
     repeat: RepeatBounds | None = None
     group: Literal["unordered"] | None = None
 
-    @model_validator(mode="before")
+    @model_validator(mode="wrap")
     @classmethod
-    def _shorthand(cls, value: Any) -> Any:
+    def _validate(cls, value: Any, handler: ModelWrapValidatorHandler[Step]) -> Step:
+        # A ``Step`` was checked when it was made (it is frozen): it is accepted as it is,
+        # in one call (pooled steps are handed to every record that repeats them).
+        if type(value) is Step:
+            return value
         if isinstance(value, str):
-            return parse_step_shorthand(value)
-        if isinstance(value, dict) and "one_of" in value and "tool" not in value:
-            return {**value, "tool": ONE_OF_TOOL}  # a choice is no call: it needs no tool
-        return value
+            value = parse_step_shorthand(value)
+        elif isinstance(value, dict) and "one_of" in value and "tool" not in value:
+            value = {**value, "tool": ONE_OF_TOOL}  # a choice is no call: it needs no tool
+        step = handler(value)
+        step._check_grammar()
+        return step
 
-    @model_validator(mode="after")
-    def _grammar_fits(self) -> Step:
+    def _check_grammar(self) -> None:
+        """The grammar fields fit together (docs/trajectory.md "A path grammar")."""
         if self.one_of is not None:
             if not self.one_of:
                 raise FieldError("one_of", "one_of needs at least one alternative")
@@ -143,7 +155,6 @@ class Step(_Strict):
                 )
         if self.repeat is not None and self.optional:
             raise FieldError("optional", "an optional repeat is repeat with min 0")
-        return self
 
     @field_validator("arguments", mode="before")
     @classmethod
@@ -155,10 +166,50 @@ class Step(_Strict):
         return format_step(self)
 
 
+def _path(value: Any, handler: Callable[[Any], Any]) -> Any:
+    """``value`` validated as a path of steps, the usual records at a fraction of the cost.
+
+    A list or tuple of ``Step`` objects alone (the pooled steps of a loaded file, each checked
+    when it was made) is taken as it is, found at C speed; the usual record
+    ``{"tool": T, "arguments": A}`` is built by :func:`~pathgrade.core.plain_steps.plain_step`
+    (exactly what validation gives); any other record by the model. When a record does not
+    validate, the whole path is validated by ``handler``, so the error is the one it always
+    was, located in the path."""
+    if type(value) not in (list, tuple):
+        return handler(value)
+    if _STEP_TYPE.issuperset(map(type, value)):
+        return tuple(value)
+    made: list[Step] = []
+    for item in value:
+        step = plain_step(Step, _STEP_DEFAULTS, item) if type(item) is dict else None
+        if step is None:
+            if type(item) is Step:
+                step = item
+            else:
+                try:
+                    step = Step.model_validate(item)
+                except ValidationError:
+                    return handler(value)
+        made.append(step)
+    return tuple(made)
+
+
+_STEP_TYPE = frozenset((Step,))
+#: What :func:`_refuse` returns: a path that the generic validator must validate.
+_REFUSED = object()
+
+
+def _refuse(value: Any) -> Any:
+    """The handler of :func:`_path` inside ``references``: "validate the whole field"."""
+    return _REFUSED
+_STEP_DEFAULTS = template(Step)
+
+
 #: The ``tool`` of a ``one_of`` step written without one (it is no call of its own).
 ONE_OF_TOOL = "one_of"
 #: The fields of the path grammar: reference-only (a run's step carrying one is an error).
 GRAMMAR_FIELDS = ("optional", "one_of", "repeat", "group")
+_GRAMMAR_NAMES = frozenset(GRAMMAR_FIELDS)
 
 
 def grammar_field(step: Step) -> str | None:
@@ -297,6 +348,24 @@ class Case(_Strict):
             return "reference" if index == 0 else f"references[{index - 1}]"
         return f"references[{index}]"
 
+    @field_validator("reference", "forbidden_actions", mode="wrap")
+    @classmethod
+    def _path(cls, value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+        return _path(value, handler)
+
+    @field_validator("references", mode="wrap")
+    @classmethod
+    def _paths(cls, value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+        if type(value) not in (list, tuple) or not all(type(p) in (list, tuple) for p in value):
+            return handler(value)
+        paths = []
+        for path in value:
+            made = _path(path, _refuse)
+            if made is _REFUSED:
+                return handler(value)  # the error, located in its path
+            paths.append(made)
+        return tuple(paths)
+
     @model_validator(mode="after")
     def _check_partial_order(self) -> Case:
         for index, path in enumerate(self.reference_paths()):
@@ -344,23 +413,28 @@ class Run(_Strict):
     def _confidence_in_unit_interval(cls, value: float | None) -> float | None:
         return _check_unit_interval("confidence", value)
 
+    @field_validator("steps", mode="wrap")
+    @classmethod
+    def _steps(cls, value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+        return _path(value, handler)
+
     @model_validator(mode="after")
-    def _steps_are_calls(self) -> Run:
-        for index, step in enumerate(self.steps):
+    def _check_steps_and_citations(self) -> Run:
+        # One after-validator (one call a record): steps are calls, citations name claims.
+        # Only the steps that set a grammar field are read (at C speed: usually none).
+        for step in setting_any(self.steps, _GRAMMAR_NAMES):
             name = grammar_field(step)
             if name is not None:
+                index = self.steps.index(step)
                 raise FieldError(
                     f"steps[{index}].{name}", f"{name!r} is for reference steps, not a run's"
                 )
-        return self
-
-    @model_validator(mode="after")
-    def _citations_name_claims(self) -> Run:
-        n_claims = len(self.claims or ())
-        for index, citation in enumerate(self.citations or ()):
-            if citation.claim is not None and citation.claim >= n_claims:
-                raise FieldError(
-                    f"citations[{index}].claim",
-                    f"refers to claim {citation.claim} but the run has {n_claims} claims",
-                )
+        if self.citations:
+            n_claims = len(self.claims or ())
+            for index, citation in enumerate(self.citations):
+                if citation.claim is not None and citation.claim >= n_claims:
+                    raise FieldError(
+                        f"citations[{index}].claim",
+                        f"refers to claim {citation.claim} but the run has {n_claims} claims",
+                    )
         return self
