@@ -202,6 +202,8 @@ _REFUSED = object()
 def _refuse(value: Any) -> Any:
     """The handler of :func:`_path` inside ``references``: "validate the whole field"."""
     return _REFUSED
+
+
 _STEP_DEFAULTS = template(Step)
 
 
