@@ -27,7 +27,6 @@ from pydantic import (
     Field,
     ModelWrapValidatorHandler,
     Strict,
-    ValidationError,
     ValidatorFunctionWrapHandler,
     field_validator,
     model_validator,
@@ -56,7 +55,9 @@ from pathgrade.core.fields import (
 )
 from pathgrade.core.labels import Citation, Claim, ContextUnit, Retrieved, RetrievedItem
 from pathgrade.core.path_ids import check_path_ids
-from pathgrade.core.plain_steps import plain_step, template
+from pathgrade.core.plain_steps import template
+from pathgrade.core.step_paths import REFUSED, refuse
+from pathgrade.core.step_paths import path as step_path
 
 __all__ = [
     "INT64_MAX",
@@ -167,41 +168,8 @@ class Step(_Strict):
 
 
 def _path(value: Any, handler: Callable[[Any], Any]) -> Any:
-    """``value`` validated as a path of steps, the usual records at a fraction of the cost.
-
-    A list or tuple of ``Step`` objects alone (the pooled steps of a loaded file, each checked
-    when it was made) is taken as it is, found at C speed; the usual record
-    ``{"tool": T, "arguments": A}`` is built by :func:`~pathgrade.core.plain_steps.plain_step`
-    (exactly what validation gives); any other record by the model. When a record does not
-    validate, the whole path is validated by ``handler``, so the error is the one it always
-    was, located in the path."""
-    if type(value) not in (list, tuple):
-        return handler(value)
-    if _STEP_TYPE.issuperset(map(type, value)):
-        return tuple(value)
-    made: list[Step] = []
-    for item in value:
-        step = plain_step(Step, _STEP_DEFAULTS, item) if type(item) is dict else None
-        if step is None:
-            if type(item) is Step:
-                step = item
-            else:
-                try:
-                    step = Step.model_validate(item)
-                except ValidationError:
-                    return handler(value)
-        made.append(step)
-    return tuple(made)
-
-
-_STEP_TYPE = frozenset((Step,))
-#: What :func:`_refuse` returns: a path that the generic validator must validate.
-_REFUSED = object()
-
-
-def _refuse(value: Any) -> Any:
-    """The handler of :func:`_path` inside ``references``: "validate the whole field"."""
-    return _REFUSED
+    """``value`` validated as a path of steps (:func:`~pathgrade.core.step_paths.path`)."""
+    return step_path(Step, _STEP_DEFAULTS, value, handler)
 
 
 _STEP_DEFAULTS = template(Step)
@@ -352,7 +320,7 @@ class Case(_Strict):
 
     @field_validator("reference", "forbidden_actions", mode="wrap")
     @classmethod
-    def _path(cls, value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+    def _reference_path(cls, value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
         return _path(value, handler)
 
     @field_validator("references", mode="wrap")
@@ -362,8 +330,8 @@ class Case(_Strict):
             return handler(value)
         paths = []
         for path in value:
-            made = _path(path, _refuse)
-            if made is _REFUSED:
+            made = _path(path, refuse)
+            if made is REFUSED:
                 return handler(value)  # the error, located in its path
             paths.append(made)
         return tuple(paths)
