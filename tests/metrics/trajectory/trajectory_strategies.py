@@ -226,11 +226,13 @@ def scorings(
     max_steps: int = 8,
     orders: tuple[str, ...] = ORDERS,
     alphabet_size: int = 4,
+    min_cases: int = 1,
 ) -> tuple[list[Case], list[Run], ScoringConfig]:
-    """Cases (1-3) of the given orders, ``min_runs`` to ``max_runs`` runs of them, and a
-    config; steps from up to ``alphabet_size`` tools (a small alphabet: more repeats)."""
+    """Cases (``min_cases`` to 3) of the given orders, ``min_runs`` to ``max_runs`` runs of
+    them, and a config; steps from up to ``alphabet_size`` tools (a small alphabet: more
+    repeats)."""
     alphabet = draw(alphabets(alphabet_size))
-    ids = [f"case{k}" for k in range(draw(st.integers(1, 3)))]
+    ids = [f"case{k}" for k in range(draw(st.integers(min_cases, 3)))]
     case_list = [draw(cases(case_id, alphabet, orders)) for case_id in ids]
     run_list = draw(st.lists(runs(ids, alphabet, max_steps), min_size=min_runs, max_size=max_runs))
     config = draw(configs())
