@@ -117,12 +117,6 @@ def used_copies(calls: Sequence[Call], agent: Sequence[Step], matchers: MatcherS
     return used
 
 
-def _any_unordered(path: Sequence[Step]) -> bool:
-    return any(
-        s.group == "unordered" or any(_any_unordered(b) for b in s.one_of or ()) for s in path
-    )
-
-
 def _blocks(calls: Sequence[Call]) -> list[int]:
     """The block of each written call: a new one unless it and the one before are both
     unordered."""
@@ -162,12 +156,14 @@ def _declared(calls: Sequence[Call], used: Sequence[int], kept: Sequence[int]) -
 
 
 def instance_steps(
-    path: Sequence[Step], calls: Sequence[Call], used: Sequence[int], case_order: str
+    calls: Sequence[Call], used: Sequence[int], case_order: str
 ) -> tuple[list[dict[str, Any]], str]:
-    """The instance as a plain reference (step records) and the order it is scored under."""
+    """The instance as a plain reference (step records) and the order it is scored under:
+    the case's, but a partial order for a ``total`` case whose alternative writes an
+    unordered call (used by the run or not)."""
     kept = [k for k, n in enumerate(used) for _ in range(n)]
     plain = [{"tool": calls[k].step.tool, "arguments": calls[k].step.arguments} for k in kept]
-    if case_order == "none" or (case_order == "total" and not _any_unordered(path)):
+    if case_order == "none" or (case_order == "total" and not any(c.unordered for c in calls)):
         return plain, case_order
     if case_order == "total":
         block = _blocks(calls)
@@ -206,7 +202,7 @@ def _instances(case: Case, run: Run, matchers: MatcherSet, key: str) -> list[_In
             continue
         for a, (choices, calls) in enumerate(explicit_alternatives(path)):
             used = used_copies(calls, run.steps, matchers)
-            steps, order = instance_steps(path, calls, used, case.order)
+            steps, order = instance_steps(calls, used, case.order)
             made = Case.model_validate(
                 {**record, "case_id": f"{key}/{r}/{a}", "reference": steps, "order": order}
             )

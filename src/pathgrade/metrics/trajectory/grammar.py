@@ -18,8 +18,9 @@ out: a reference compiles to
 
 An instance is scored like any reference (the reference choice then takes the best instance:
 highest ``path_score``, then ``composite``, then the lowest reference index and alternative).
-Its order: under ``total`` a reference with ``unordered`` runs becomes a partial order in
-which each step depends on every step of the earlier blocks (a block: one step, or a run of
+Its order: under ``total`` an alternative that writes an ``unordered`` call (used by the
+run or not; a call in a branch of an ``unordered`` ``one_of`` is one) becomes a partial
+order in which each step depends on every step of the earlier blocks (a block: one step, or a run of
 consecutive ``unordered`` steps) and on none of its own block; under ``partial`` the
 declared ``after`` edges are kept (through a left-out optional step, to what it was after;
 copies of a ``repeat`` one after the other, its dependents after the last); ``unordered``
