@@ -30,6 +30,13 @@ def record(case_id: str, success: bool, accuracy: float, latency: float) -> dict
     }
 
 
+@pytest.fixture(autouse=True)
+def _wide(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A wide CI log, so that each row reads on one line (tests/cli/test_table_widths.py
+    # renders these tables at 60-160 columns).
+    monkeypatch.setenv("COLUMNS", "200")
+
+
 @pytest.fixture
 def files(tmp_path: Path) -> tuple[Path, Path]:
     # McNemar worked example: 15 fail->pass, 5 pass->fail, 30 pass->pass, 10 fail->fail
@@ -134,8 +141,8 @@ def test_a_rise_in_a_lower_is_better_count_is_regressed(
     back = run_json(capsys, str(worse), str(base), "--resamples", "500", *measures)
     assert {back["metrics"][n]["verdict"] for n in (*LOWER, "path_score")} == {"improved"}
     assert main(["compare", str(base), str(worse), "--resamples", "200", *measures]) == 0
-    rows = [line for line in capsys.readouterr().out.splitlines() if "│" in line]
-    shown = [line for line in rows if any(f" {name} " in line for name in LOWER)]
+    rows = capsys.readouterr().out.splitlines()
+    shown = [line for line in rows if any(line.startswith(f"{name} ") for name in LOWER)]
     assert len(shown) == len(LOWER)
     assert all("regressed" in line and " lower " in line for line in shown)
 
@@ -185,13 +192,16 @@ def test_default_family_power_and_secondary_marks(
     assert latency["power"] is None
     assert main(["compare", str(base), str(var), "--resamples", "300"]) == 0
     out = capsys.readouterr().out
-    row = next(line for line in out.splitlines() if "│ path_score" in line)
+    row = next(line for line in out.splitlines() if line.startswith("path_score "))
     assert " primary " in row and "improved" in row and "0.0078" in row and "0.0156" in row
     assert "Primary family (Holm over N = 2" in out
-    assert "path_score: MDE 12.91 with 12 cases; 10 cases would detect the observed diff 15.42" in (
+    # points to 1 decimal, a difference signed (report.number_text.format_value)
+    assert "path_score: MDE 12.9 with 12 cases; 10 cases would detect the observed diff +15.4" in (
         out
     )
-    assert "secondary" in next(line for line in out.splitlines() if "│ tool_accuracy" in line)
+    assert "secondary" in next(
+        line for line in out.splitlines() if line.startswith("tool_accuracy ")
+    )
 
 
 def test_primary_option_and_the_correction_it_costs(

@@ -21,6 +21,13 @@ LONG = "X" * 100_000
 MAX_LINE = 200
 
 
+@pytest.fixture(autouse=True)
+def _wide(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A wide CI log, so that each row reads on one line (tests/cli/test_table_widths.py
+    # renders these tables at 60-160 columns).
+    monkeypatch.setenv("COLUMNS", "200")
+
+
 @pytest.fixture(scope="module")
 def results(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Path]:
     root = tmp_path_factory.mktemp("long")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -23,42 +22,37 @@ if TYPE_CHECKING:
 _FLAGS = {"baseline": "--baseline", "a": "--a", "b": "--b", "ab": "--ab"}
 
 
-def _fmt(value: float) -> str:
-    return "-" if math.isnan(value) else f"{value:.4g}"
-
-
-def _p(value: float | None) -> str:
-    if value is None or math.isnan(value):
-        return "-"
-    return f"{value:.2e}" if value < 1e-4 else f"{value:.4f}"
-
-
 def render_ablation(console: Console, result: Ablation) -> None:
     """The table for people: one row per metric and effect, then each metric's reading."""
-    from rich.markup import escape
-    from rich.table import Table
+    from rich.text import Text
 
+    from pathgrade.report.display import clip
+    from pathgrade.report.fit_table import FitTable
+    from pathgrade.report.number_text import format_p, format_value
     from pathgrade.stats.ablation import EFFECT_LABELS, EFFECTS
 
     level = round(result.confidence * 100)
-    table = Table(title=f"2x2 ablation: {result.cases} cases")
-    table.add_column("metric", no_wrap=True)
-    table.add_column("effect", no_wrap=True)
-    for column in ("n", "estimate", f"{level}% CI", "p", "p (Holm)"):
-        table.add_column(column, justify="right")
+    table = FitTable(f"2x2 ablation: {result.cases} cases", box=None)
+    table.add_column("metric")
+    table.add_column("effect")
+    table.add_column("n", "right", drop=2)
+    table.add_column("estimate", "right")
+    table.add_column(f"{level}% CI", "right")
+    table.add_column("p", "right", drop=1)
+    table.add_column("p (Holm)", "right")
     table.add_column("detected")
     for name, m in result.metrics.items():
-        label = escape(name) + ("" if m.primary else " (secondary)")
+        label = Text(clip(name) + ("" if m.primary else " (secondary)"))
         for i, key in enumerate(EFFECTS):
             e = m.effects[key]
             table.add_row(
                 label if i == 0 else "",
                 EFFECT_LABELS[key],
                 str(m.n) + (f" (+{m.undefined} undef.)" if m.undefined and i == 0 else ""),
-                _fmt(e.estimate),
-                f"[{_fmt(e.ci[0])}, {_fmt(e.ci[1])}]",
-                _p(e.p_value),
-                _p(e.p_holm),
+                format_value(e.estimate, name, True),
+                f"[{format_value(e.ci[0], name, True)}, {format_value(e.ci[1], name, True)}]",
+                format_p(e.p_value),
+                format_p(e.p_holm),
                 "yes" if e.detected else "",
                 end_section=i == len(EFFECTS) - 1,
             )
@@ -159,8 +153,6 @@ def ablation_command(
         sys.stdout.buffer.write(orjson.dumps(doc, option=orjson.OPT_INDENT_2))
         sys.stdout.buffer.write(b"\n")
         return
-    console = Console()
-    if not console.is_terminal:  # piped to a file or CI log: do not squeeze into 80 columns
-        console = Console(width=160)
+    console = Console()  # tables fit any width without cutting a value (report.fit_table)
     print_head(console, head_lines(list(checks.values())))
     render_ablation(console, result)

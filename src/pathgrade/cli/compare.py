@@ -103,8 +103,6 @@ def compare_command(
         sys.stdout.buffer.write(orjson.dumps(found.to_dict(), option=orjson.OPT_INDENT_2))
         sys.stdout.buffer.write(b"\n")
         return
-    console = Console()
-    if not console.is_terminal:  # piped to a file or CI log: do not squeeze into 80 columns
-        console = Console(width=200)
+    console = Console()  # tables fit any width without cutting a value (report.fit_table)
     print_head(console, head_lines([found.check], variables=True))
     render_comparison(console, found.comparison, baseline, variant, found.slices)

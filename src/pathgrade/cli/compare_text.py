@@ -3,14 +3,14 @@ power, the slices and how to read them (rich tables; untrusted names never marku
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 
 from rich.console import Console
-from rich.markup import escape
-from rich.table import Table
+from rich.text import Text
 
 from pathgrade.report.display import clip
+from pathgrade.report.fit_table import FitTable
+from pathgrade.report.number_text import format_p, format_value
 from pathgrade.stats.compare import POWER, Comparison
 from pathgrade.stats.compare_slices import SliceComparison
 from pathgrade.stats.family import CHANGED, IMPROVED, REGRESSED, SECONDARY_MARK
@@ -21,48 +21,48 @@ __all__ = ["render_comparison"]
 _COLOURS = {IMPROVED: "green", REGRESSED: "red", CHANGED: "yellow"}
 
 
-def _fmt(value: float | None) -> str:
-    if value is None or math.isnan(value):
+def _coloured(verdict: str) -> Text:
+    return Text(verdict, style=_COLOURS.get(verdict.removesuffix(SECONDARY_MARK)) or "")
+
+
+def _interval(low: float | None, high: float | None, name: str) -> str:
+    if low is None and high is None:
         return "-"
-    return f"{value:.4g}"
+    return f"[{format_value(low, name, True)}, {format_value(high, name, True)}]"
 
 
-def _p(value: float | None) -> str:
-    if value is None or math.isnan(value):
-        return "-"
-    return f"{value:.2e}" if value < 1e-4 else f"{value:.4f}"
+def _statistic_columns(table: FitTable, level: int) -> None:
+    """n, baseline, variant, diff and its interval (the least useful left out first)."""
+    table.add_column("n", "right", drop=2)
+    table.add_column("baseline", "right", drop=1)
+    table.add_column("variant", "right", drop=1)
+    table.add_column("diff", "right")
+    table.add_column(f"{level}% CI", "right")
 
 
-def _coloured(verdict: str) -> str:
-    colour = _COLOURS.get(verdict.removesuffix(SECONDARY_MARK))
-    return f"[{colour}]{escape(verdict)}[/]" if colour else escape(verdict)
-
-
-def _metrics_table(result: Comparison, title: str) -> Table:
-    level = round(result.confidence * 100)
-    table = Table(title=title)
-    table.add_column("metric", no_wrap=True)
-    table.add_column("family")
-    table.add_column("better")
-    for column in ("n", "baseline", "variant", "diff", f"{level}% CI"):
-        table.add_column(column, justify="right")
-    table.add_column("test")
-    table.add_column("p", justify="right")
-    table.add_column("p (Holm)", justify="right")
-    table.add_column("verdict", no_wrap=True)
+def _metrics_table(result: Comparison, title: str) -> FitTable:
+    table = FitTable(Text(title))
+    table.add_column("metric")
+    table.add_column("family", drop=5)
+    table.add_column("better", drop=4)
+    _statistic_columns(table, round(result.confidence * 100))
+    table.add_column("test", drop=6)
+    table.add_column("p", "right", drop=3)
+    table.add_column("p (Holm)", "right")
+    table.add_column("verdict", prose=True)
     for name, m in result.metrics.items():
         table.add_row(
-            escape(clip(name)),
+            Text(clip(name)),
             m.family,
             m.direction if m.direction != "neither" else "-",
             str(m.n) + (f" (+{m.undefined} undef.)" if m.undefined else ""),
-            _fmt(m.baseline),
-            _fmt(m.variant),
-            _fmt(m.diff),
-            f"[{_fmt(m.ci[0])}, {_fmt(m.ci[1])}]",
+            format_value(m.baseline, name),
+            format_value(m.variant, name),
+            format_value(m.diff, name, True),
+            _interval(m.ci[0], m.ci[1], name),
             m.test or "-",
-            _p(m.p_value),
-            _p(m.p_holm),
+            format_p(m.p_value),
+            format_p(m.p_holm),
             _coloured(m.verdict),
         )
     return table
@@ -71,10 +71,11 @@ def _metrics_table(result: Comparison, title: str) -> Table:
 def _power_line(name: str, power: PowerResult) -> str:
     if power.mde is None:
         return f"  {name}: MDE - ({power.mde_reason})"
-    text = f"  {name}: MDE {_fmt(power.mde)} with {power.n} cases; "
+    text = f"  {name}: MDE {format_value(power.mde, name)} with {power.n} cases; "
     if power.n_needed is None:
         return text + f"cases needed - ({power.n_needed_reason})"
-    return text + f"{power.n_needed} cases would detect the observed diff {_fmt(power.mean_diff)}"
+    diff = format_value(power.mean_diff, name, True)
+    return text + f"{power.n_needed} cases would detect the observed diff {diff}"
 
 
 def _power_lines(result: Comparison) -> list[str]:
@@ -140,30 +141,32 @@ def render_comparison(
     console.print(_legend(result), markup=False)
 
 
-def _slices_table(result: Comparison, slices: SliceComparison) -> Table:
-    level = round(result.confidence * 100)
-    table = Table(
-        title=f"by {slices.by}: Holm across each metric's tested slices; slices under"
-        f" {slices.min_n} cases shown, not tested"
+def _slices_table(result: Comparison, slices: SliceComparison) -> FitTable:
+    table = FitTable(
+        Text(
+            f"by {slices.by}: Holm across each metric's tested slices; slices under"
+            f" {slices.min_n} cases shown, not tested"
+        )
     )
-    table.add_column("metric", no_wrap=True)
-    table.add_column("slice", no_wrap=True)
-    for column in ("n", "baseline", "variant", "diff", f"{level}% CI", "p", "p (Holm)"):
-        table.add_column(column, justify="right")
-    table.add_column("verdict", no_wrap=True)
+    table.add_column("metric")
+    table.add_column("slice")
+    _statistic_columns(table, round(result.confidence * 100))
+    table.add_column("p", "right", drop=3)
+    table.add_column("p (Holm)", "right")
+    table.add_column("verdict", prose=True)
     for name, rows in slices.metrics.items():
         for i, row in enumerate(rows):
             s = row.stats
             table.add_row(
-                escape(clip(name)) if i == 0 else "",
-                "(none)" if s.key is None else escape(clip(str(s.key))),
+                Text(clip(name)) if i == 0 else "",
+                "(none)" if s.key is None else Text(clip(str(s.key))),
                 str(s.n) + (f" (+{s.undefined} undef.)" if s.undefined else ""),
-                _fmt(s.baseline),
-                _fmt(s.variant),
-                _fmt(s.diff),
-                f"[{_fmt(s.low)}, {_fmt(s.high)}]" if s.tested else "-",
-                _p(s.p_value),
-                _p(s.p_holm),
+                format_value(s.baseline, name),
+                format_value(s.variant, name),
+                format_value(s.diff, name, True),
+                _interval(s.low, s.high, name) if s.tested else "-",
+                format_p(s.p_value),
+                format_p(s.p_holm),
                 _coloured(row.verdict),
             )
     return table

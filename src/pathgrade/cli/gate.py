@@ -64,9 +64,7 @@ def gate_command(
         sys.stdout.buffer.write(orjson.dumps(found.to_dict(), option=orjson.OPT_INDENT_2))
         sys.stdout.buffer.write(b"\n")
     else:
-        console = Console()
-        if not console.is_terminal:
-            console = Console(width=160)
+        console = Console()  # COLUMNS, the terminal, else 80: tables fit without cutting
         # The warning and note lines; the changed variables when any changed.
         print_head(console, head_lines([check], variables=bool(check.changed)))
         render_gates(console, report)

@@ -3,44 +3,38 @@
 
 from __future__ import annotations
 
-import math
-
 from rich.console import Console
-from rich.markup import escape
-from rich.table import Table
+from rich.text import Text
 
 from pathgrade.gates import GateReport
 from pathgrade.io.junit import JUnitCase
 from pathgrade.report.display import clip
+from pathgrade.report.fit_table import FitTable
+from pathgrade.report.number_text import format_number, format_value
 
 __all__ = ["junit_cases", "render_gates"]
 
 
-def _fmt(value: float | None) -> str:
-    if value is None or math.isnan(value):
-        return "-"
-    return f"{value:.4g}"
-
-
 def render_gates(console: Console, report: GateReport) -> None:
     """One row per gate; hard gates marked; a closing line with the overall result."""
-    table = Table(title=f"gates: {report.paired_cases} paired cases")
-    table.add_column("gate", no_wrap=True)
-    table.add_column("rule")
-    for column in ("baseline", "variant", "value", "threshold"):
-        table.add_column(column, justify="right")
-    table.add_column("result", no_wrap=True)
+    table = FitTable(f"gates: {report.paired_cases} paired cases")
+    table.add_column("gate")
+    table.add_column("rule", prose=True)
+    table.add_column("baseline", "right", drop=2)
+    table.add_column("variant", "right", drop=1)
+    table.add_column("value", "right")
+    table.add_column("threshold", "right")
+    table.add_column("result")
     for r in report.results:
-        label = escape(clip(r.gate.name) + (" [hard]" if r.gate.hard else ""))
-        status = "[green]pass[/]" if r.passed else "[bold red]FAIL[/]"
+        metric = r.gate.metric
         table.add_row(
-            label,
-            f"{r.gate.statistic} {r.gate.rule}",
-            _fmt(r.baseline),
-            _fmt(r.variant),
-            _fmt(r.observed),
-            _fmt(r.threshold),
-            status,
+            Text(clip(r.gate.name) + (" [hard]" if r.gate.hard else "")),
+            Text(f"{r.gate.statistic} {r.gate.rule}"),
+            format_value(r.baseline, metric),
+            format_value(r.variant, metric),
+            format_value(r.observed, metric),
+            format_number(r.threshold),  # as written: a threshold is never rounded away
+            Text("pass", style="green") if r.passed else Text("FAIL", style="bold red"),
         )
     console.print(table)
     for r in report.results:

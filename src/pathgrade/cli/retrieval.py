@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -17,29 +16,34 @@ if TYPE_CHECKING:
 DEFAULT_METRICS = ("ndcg@10", "map", "mrr", "precision@10", "recall@10", "hit_rate@10")
 
 
-def _fmt(value: float | None) -> str:
-    return "-" if value is None or math.isnan(value) else f"{value:.4f}"
-
-
 def _render(console: Console, result: RetrievalResult, per_query: bool) -> None:
-    from rich.table import Table
+    from rich.text import Text
+
+    from pathgrade.report.display import clip
+    from pathgrade.report.fit_table import FitTable
+    from pathgrade.report.number_text import format_value
 
     if per_query:
-        table = Table(title="per query", show_lines=False)
+        table = FitTable("per query")
         table.add_column("query")
         for metric in result:
-            table.add_column(metric.name, justify="right")
+            table.add_column(metric.name, "right")
+        names = [metric.name for metric in result]
         for qid, row in result.per_query().items():
-            table.add_row(qid, *(_fmt(v) for v in row.values()))
+            values = (format_value(v, n) for n, v in zip(names, row.values(), strict=True))
+            table.add_row(Text(clip(qid)), *values)
         console.print(table)
-    summary = Table(title=f"retrieval: {len(result.query_ids)} queries")
-    for column in ("metric", "macro", "micro", "scored", "no gold", "skipped"):
-        summary.add_column(column, justify="left" if column == "metric" else "right")
+    summary = FitTable(f"retrieval: {len(result.query_ids)} queries")
+    summary.add_column("metric")
+    summary.add_column("macro", "right")
+    summary.add_column("micro", "right", drop=1)
+    for column, drop in (("scored", 4), ("no gold", 2), ("skipped", 3)):
+        summary.add_column(column, "right", drop=drop)
     for metric in result:
         summary.add_row(
             metric.name,
-            _fmt(metric.mean),
-            _fmt(metric.micro),
+            format_value(metric.mean, metric.name),
+            format_value(metric.micro, metric.name),
             str(metric.scored),
             str(metric.no_gold),
             str(metric.skipped),

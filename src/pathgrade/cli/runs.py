@@ -45,8 +45,7 @@ JsonOption = Annotated[bool, typer.Option("--json", help="Print one JSON documen
 def _console() -> Console:
     from rich.console import Console
 
-    console = Console()
-    return console if console.is_terminal else Console(width=160)
+    return Console()  # COLUMNS, the terminal, else 80: tables fit without cutting a value
 
 
 def _print_json(document: object) -> None:
@@ -90,9 +89,10 @@ def json_value(value: Any) -> Any:
 def list_command(store: StoreOption = None, as_json: JsonOption = False) -> None:
     """Every stored run: name, time, number of scored runs, labels; corrupt files and copies
     are shown as such (and warned about), not listed as runs."""
-    from rich.table import Table
+    from rich.box import HEAVY_HEAD
     from rich.text import Text
 
+    from pathgrade.report.fit_table import FitTable
     from pathgrade.store import RunStore
 
     target = RunStore(store)
@@ -112,9 +112,12 @@ def list_command(store: StoreOption = None, as_json: JsonOption = False) -> None
     if not entries:
         console.print(f"no stored runs in {target.root}", markup=False)
         return
-    table = Table(title=f"stored runs ({target.root})")
-    for column in ("name", "created", "runs", "pathgrade", "labels"):
-        table.add_column(column, justify="right" if column == "runs" else "left")
+    table = FitTable(f"stored runs ({target.root})", box=HEAVY_HEAD, compact=False)
+    table.add_column("name")
+    table.add_column("created", drop=2)
+    table.add_column("runs", "right")
+    table.add_column("pathgrade", drop=1)
+    table.add_column("labels", prose=True)
     for e in entries:
         m = e.manifest
         if m is None:
@@ -134,9 +137,11 @@ def show_command(
 ) -> None:
     """A stored run's manifest: provenance, labels and summary."""
     import orjson
-    from rich.table import Table
     from rich.text import Text
 
+    from pathgrade.report.display import clip
+    from pathgrade.report.fit_table import FitTable
+    from pathgrade.report.number_text import format_value
     from pathgrade.store import RunStore
 
     manifest = RunStore(store).manifest(name)
@@ -152,13 +157,15 @@ def show_command(
         console.print(Text(f"{key}: ", style="bold") + Text(text))
     means = {k: v for k, v in summary.items() if isinstance(v, int | float) and k != "runs"}
     if means:
-        table = Table(title="summary")
+        table = FitTable("summary")
         table.add_column("metric")
-        table.add_column("mean", justify="right")
-        table.add_column("undefined", justify="right")
+        table.add_column("mean", "right")
+        table.add_column("undefined", "right", drop=1)
         undefined = summary.get("undefined") or {}
         for key, value in means.items():
-            table.add_row(Text(key), Text(f"{value:.4g}"), Text(str(undefined.get(key, 0))))
+            table.add_row(
+                Text(clip(key)), format_value(value, key), Text(str(undefined.get(key, 0)))
+            )
         console.print(table)
 
 
@@ -211,9 +218,10 @@ def query_command(
 
     Read-only by default: one query statement over the store's own files (docs/security.md).
     """
-    from rich.table import Table
+    from rich.box import HEAVY_HEAD
     from rich.text import Text
 
+    from pathgrade.report.fit_table import FitTable
     from pathgrade.store import query
 
     result = query(sql, store, unsafe=unsafe)
@@ -223,9 +231,9 @@ def query_command(
             [json_value(dict(zip(result.columns, row, strict=True))) for row in result.rows]
         )
         return
-    table = Table()
+    table = FitTable(box=HEAVY_HEAD, compact=False)
     for column in result.columns:
-        table.add_column(column, overflow="fold")
+        table.add_column(column)
     for row in result.rows:
         table.add_row(*(Text("null" if v is None else str(v)) for v in row))
     _console().print(table)

@@ -10,12 +10,13 @@ import shlex
 from collections.abc import Sequence
 from pathlib import Path
 
+from rich import box
 from rich.console import Console
-from rich.table import Table
 from rich.text import Text
 
 from pathgrade.core.results import Defect, ScoreResult
 from pathgrade.report.display import clip
+from pathgrade.report.fit_table import FitTable
 from pathgrade.report.text import cell
 
 __all__ = [
@@ -58,13 +59,13 @@ def defect_text(defect: Defect) -> str:
 
 def render_runs(console: Console, result: ScoreResult, limit: int) -> None:
     """One row per run (up to ``limit``): identity, headline scores, defects with steps."""
-    table = Table(title="Runs", show_lines=False)
-    table.add_column("case / run", overflow="fold", ratio=2)
-    for header in ("trial", "ref"):
-        table.add_column(header, justify="right")
+    table = FitTable("Runs", box=box.HEAVY_HEAD, compact=False)
+    table.add_column("case / run")
+    table.add_column("trial", "right", drop=2)
+    table.add_column("ref", "right", drop=1)
     for _, header in RUN_COLUMNS:
-        table.add_column(header, justify="right")
-    table.add_column("defects", overflow="fold", ratio=3)
+        table.add_column(header, "right")
+    table.add_column("defects", prose=True)
     for index in range(min(limit, len(result))):
         run = result[index]
         defects = "\n".join(defect_text(d) for d in run.defects)
@@ -72,7 +73,7 @@ def render_runs(console: Console, result: ScoreResult, limit: int) -> None:
             Text(clip(run.case_id) + (f" / {clip(run.run_id)}" if run.run_id else "")),
             Text(str(run.trial)),
             cell(run.reference_index),
-            *(cell(run.metrics.get(name)) for name, _ in RUN_COLUMNS),
+            *(cell(run.metrics.get(name), name) for name, _ in RUN_COLUMNS),
             Text(defects or "-"),
         )
     console.print(table)
@@ -84,9 +85,12 @@ def render_runs(console: Console, result: ScoreResult, limit: int) -> None:
 
 def render_legend(console: Console) -> None:
     """The runs table's columns, one line each."""
-    width = max(len(name) for name, _ in LEGEND)
+    table = FitTable(box=None, show_header=False)
+    table.add_column("column")
+    table.add_column("holds", prose=True)
     for name, text in LEGEND:
-        console.print(Text(f"  {name:<{width}}  {text}", style="dim"), soft_wrap=True)
+        table.add_row(Text(f"  {name}", style="dim"), Text(text, style="dim"))
+    console.print(table)
 
 
 def _quoted(path: Path | str) -> str:

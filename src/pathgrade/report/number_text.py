@@ -36,7 +36,9 @@ __all__ = [
     "DIGITS",
     "format_metric",
     "format_number",
+    "format_p",
     "format_signed",
+    "format_value",
     "metric_unit",
     "unit_label",
 ]
@@ -100,6 +102,78 @@ def format_signed(value: Any, digits: int = DIGITS) -> str:
     return f"+{text}" if positive and text not in ("-", "0") else text
 
 
+def _fixed(value: float, decimals: int, strip: bool) -> str:
+    """``value`` rounded half away from zero (from its exact binary value) to ``decimals``,
+    grouped by thousands; trailing zeros dropped when ``strip``."""
+    text = format(_rounded(Decimal(value), -decimals), "f")
+    if text.startswith("-") and not text.strip("-0."):
+        text = text[1:]  # -0.000 is 0.000
+    return _grouped(_strip(text) if strip else text)
+
+
+#: Units of money in the catalogue (``cost``): written with 2 decimals from 1 up.
+MONEY_UNITS = frozenset(("USD", "currency units as recorded"))
+
+
+def format_value(value: Any, name: str, signed: bool = False) -> str:
+    """A value of metric ``name`` as every table shows it (terminal, Markdown, the report's
+    metric cells), chosen by the catalogue row's kind and unit:
+
+    * proportions and binary metrics (their means are shares): 3 decimals, ``0.760``;
+    * ``points`` (``path_score``): 1 decimal, ``76.9``;
+    * counts: a whole number grouped (``1,234``), else (a mean of counts) 3 decimals;
+    * money (``cost``): 2 decimals grouped from 1 up (``1,234.50``), else 4 significant
+      digits (``0.0123``);
+    * anything else (ms, tokens, scores, names the catalogue does not know):
+      :func:`format_number`, 4 significant digits that never drop an integer digit, grouped
+      (``6,050``), scientific only below 1e-6 or from 1e15.
+
+    ``None``/NaN are ``-``, booleans ``yes``/``no``; ``signed`` puts ``+`` before a positive
+    value (a difference).
+
+    >>> [format_value(v, n) for v, n in ((0.76042, "tool_accuracy"), (76.875, "path_score"),
+    ...  (6050.4, "latency_ms"), (0.3125, "redundant_steps"), (0.012345, "cost"))]
+    ['0.760', '76.9', '6,050', '0.313', '0.01235']
+    """
+    if value is None or isinstance(value, bool) or not isinstance(value, Real):
+        return format_number(value)
+    number = float(value)
+    if math.isnan(number) or math.isinf(number):
+        return format_number(value)
+    row = catalogue.find(name)
+    if row is None:
+        text = format_number(value)
+    elif row.kind in ("proportion", "binary"):
+        text = _fixed(number, 3, False)
+    elif row.unit == "points":
+        text = _fixed(number, 1, False)
+    elif row.kind == "count":
+        text = _fixed(number, 0 if number.is_integer() else 3, False)
+    elif row.unit in MONEY_UNITS and abs(number) >= 1:
+        text = _fixed(number, 2, False)
+    else:
+        text = format_number(value)
+    if signed and number > 0 and text.strip("0.,"):
+        return f"+{text}"
+    return text
+
+
+def format_p(value: Any) -> str:
+    """A p-value: 4 decimals, scientific below 1e-4 (``3.2e-05``), ``-`` when undefined.
+
+    >>> format_p(0.04567), format_p(0.0000321), format_p(None)
+    ('0.0457', '3.2e-05', '-')
+    """
+    if value is None or isinstance(value, bool) or not isinstance(value, Real):
+        return "-"
+    number = float(value)
+    if math.isnan(number):
+        return "-"
+    if 0 < number < 1e-4:
+        return f"{number:.1e}"
+    return _fixed(number, 4, False)
+
+
 def metric_unit(name: str) -> str:
     """The unit written after a value of ``name``: the catalogue's unit of a ``quantity``
     metric when it is one word (``ms``, ``tokens``), else nothing."""
@@ -130,6 +204,6 @@ def format_metric(value: Any, name: str, digits: int = DIGITS) -> str:
     >>> format_metric(1750.001, "usage.latency_ms"), format_metric(True, "goal_success")
     ('1,750 ms', 'yes')
     """
-    text = format_number(value, digits)
+    text = format_value(value, name) if digits == DIGITS else format_number(value, digits)
     unit = metric_unit(name)
     return f"{text} {unit}" if unit and text != "-" else text

@@ -10,27 +10,20 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from rich import box
 from rich.console import Console
-from rich.table import Table
 from rich.text import Text
 
 from pathgrade.report.display import clip
-from pathgrade.report.number_text import format_number
+from pathgrade.report.fit_table import FitTable
+from pathgrade.report.number_text import format_value
 
 __all__ = ["render_case_table", "render_slices", "render_system"]
 
 
-def _number(value: float | None) -> str:
-    if value is None:
-        return "-"
-    return f"{value:.3g}" if abs(value) >= 10 else f"{value:.3f}"
-
-
-def _interval(low: float | None, high: float | None) -> Text:
+def _interval(low: float | None, high: float | None, name: str) -> Text:
     if low is None or high is None:
         return Text("-", style="dim")
-    return Text(f"[{_number(low)}, {_number(high)}]")
+    return Text(f"[{format_value(low, name)}, {format_value(high, name)}]")
 
 
 def _level(summary: Mapping[str, Any]) -> str:
@@ -47,21 +40,18 @@ def render_case_table(
     interval = summary.get("interval") or {}
     cases = max((row["n_cases"] for row in by_case.values()), default=0)
     level = _level(summary)
-    table = Table(
-        box=box.SIMPLE_HEAD,  # no column rules or edges: seven columns fit in 80
-        show_edge=False,
-        pad_edge=False,
-        title=f"Summary over {cases} cases ({summary.get('runs', 0)} runs)",
-    )
-    table.add_column("metric", no_wrap=True)
-    for header in ("mean", f"{level} CI", "cases", "runs", "undef."):
-        table.add_column(header, justify="right", no_wrap=True)
-    table.add_column("better", no_wrap=True)
+    table = FitTable(f"Summary over {cases} cases ({summary.get('runs', 0)} runs)")
+    table.add_column("metric")
+    table.add_column("mean", "right")
+    table.add_column(f"{level} CI", "right")
+    for header, drop in (("cases", 3), ("runs", 4), ("undefined", 2)):
+        table.add_column(header, "right", drop=drop)
+    table.add_column("better", drop=1)
     for name, row in by_case.items():
         table.add_row(
             Text(clip(name)),
-            Text(_number(row["mean"])),
-            _interval(row["low"], row["high"]),
+            Text(format_value(row["mean"], name)),
+            _interval(row["low"], row["high"], name),
             Text(str(row["n_cases"])),
             Text(str(row["runs"])),
             Text(str(row["undefined"])),
@@ -85,12 +75,15 @@ def render_slices(console: Console, summary: Mapping[str, Any]) -> None:
     min_n = slices["min_n"]
     level = _level(summary)
     for metric, rows in slices["metrics"].items():
-        table = Table(
-            title=Text(f"{clip(metric)} by {clip(str(slices['by']))}"),
+        table = FitTable(
+            Text(f"{clip(metric)} by {clip(str(slices['by']))}"),
             caption=f"slices under {min_n} cases are shown without an interval",
         )
-        for header in ("slice", "cases", "runs", "undefined", "mean", f"{level} CI"):
-            table.add_column(header, justify="left" if header == "slice" else "right")
+        table.add_column("slice")
+        for header, drop in (("cases", 2), ("runs", 3), ("undefined", 1)):
+            table.add_column(header, "right", drop=drop)
+        table.add_column("mean", "right")
+        table.add_column(f"{level} CI", "right")
         for row in rows:
             key = row["slice"]
             low, high = row["ci"]
@@ -100,14 +93,16 @@ def render_slices(console: Console, summary: Mapping[str, Any]) -> None:
                 Text(str(row["n_cases"])),
                 Text(str(row["runs"])),
                 Text(str(row["undefined"])),
-                Text(_number(row["mean"])),
-                _interval(low, high) if tested else Text(f"n < {min_n}", style="dim"),
+                Text(format_value(row["mean"], metric)),
+                _interval(low, high, metric) if tested else Text(f"n < {min_n}", style="dim"),
                 style=None if tested else "dim",
             )
         console.print(table)
 
 
 _SYSTEM_STATISTICS = ("mean", "p50", "p95", "p99", "max")
+#: Which statistics a narrow terminal leaves out first (highest first; 0: never).
+_SYSTEM_DROP = {"p99": 3, "p50": 2, "max": 1}
 
 
 def render_system(console: Console, summary: Mapping[str, Any]) -> None:
@@ -119,20 +114,21 @@ def render_system(console: Console, summary: Mapping[str, Any]) -> None:
         return
     amounts = {k: v for k, v in system.items() if isinstance(v, Mapping) and "runs" in v}
     with_ci = any("ci" in row for row in amounts.values())
-    table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, title="System")
-    table.add_column("amount", no_wrap=True)
-    for header in (*_SYSTEM_STATISTICS, "runs", "unknown"):
-        table.add_column(header, justify="right", no_wrap=True)
+    table = FitTable("System")
+    table.add_column("amount")
+    for header in _SYSTEM_STATISTICS:
+        table.add_column(header, "right", drop=_SYSTEM_DROP.get(header, 0))
+    table.add_column("runs", "right", drop=4)
+    table.add_column("unknown", "right", drop=5)
     if with_ci:
-        table.add_column(f"p95 {_level(summary)} CI", justify="right", no_wrap=True)
+        table.add_column(f"p95 {_level(summary)} CI", "right", drop=6)
     for name, row in amounts.items():
         cells = [Text(clip(f"{name} ({row['unit']})"))]
-        cells += [Text(format_number(row.get(stat))) for stat in _SYSTEM_STATISTICS]
+        cells += [Text(format_value(row.get(stat), name)) for stat in _SYSTEM_STATISTICS]
         cells += [Text(str(row["runs"])), Text(str(row["unknown"]))]
         if with_ci:
             low, high = row.get("ci", {}).get("p95") or (None, None)
-            text = f"[{format_number(low)}, {format_number(high)}]" if low is not None else "-"
-            cells.append(Text(text))
+            cells.append(_interval(low, high, name))
         table.add_row(*cells)
     console.print(table)
     notes = ["mean of per-case means; percentiles over every run (type 7)"]

@@ -8,22 +8,24 @@ from collections.abc import Mapping
 from typing import Any
 
 from rich.console import Console
-from rich.table import Table
 from rich.text import Text
 
 from pathgrade.metrics import catalogue
 from pathgrade.report.display import clip
+from pathgrade.report.fit_table import FitTable
+from pathgrade.report.number_text import format_value
 from pathgrade.report.summary_text import render_case_table, render_slices, render_system
 
 
-def cell(value: Any) -> Text:
-    """A value as a table cell: ``-`` for none, yes/no, floats to 3 significant digits."""
+def cell(value: Any, name: str = "") -> Text:
+    """A value of metric ``name`` as a table cell: ``-`` for none, yes/no, numbers by
+    :func:`~pathgrade.report.number_text.format_value` (the one rule of every table)."""
     if value is None:
         return Text("-", style="dim")
     if isinstance(value, bool):
         return Text("yes" if value else "no", style="green" if value else "red")
-    if isinstance(value, float):
-        return Text(f"{value:.3g}" if abs(value) >= 10 else f"{value:.3f}")
+    if isinstance(value, int | float):
+        return Text(format_value(value, name))
     return Text(str(value))
 
 
@@ -36,17 +38,17 @@ def _better(name: str) -> Text:
 
 
 def _run_table(console: Console, summary: Mapping[str, Any]) -> None:
-    table = Table(title=f"Summary over {summary.get('runs', 0)} runs")
+    table = FitTable(f"Summary over {summary.get('runs', 0)} runs")
     table.add_column("metric")
-    table.add_column("mean", justify="right")
-    table.add_column("better")
-    table.add_column("undefined", justify="right")
+    table.add_column("mean", "right")
+    table.add_column("better", drop=1)
+    table.add_column("undefined", "right", drop=2)
     undefined = summary.get("undefined", {})
     for name, value in summary.items():
         if name in ("runs", "undefined") or isinstance(value, dict | list):
             continue
         table.add_row(
-            Text(clip(name)), cell(value), _better(name), Text(str(undefined.get(name, 0)))
+            Text(clip(name)), cell(value, name), _better(name), Text(str(undefined.get(name, 0)))
         )
     console.print(table)
 
@@ -64,12 +66,18 @@ def render_summary(console: Console, summary: Mapping[str, Any]) -> None:
     for key in ("pass@k", "pass^k"):
         values = summary.get(key)
         if values:
-            console.print(Text(f"{key}: " + ", ".join(f"k={k} {v:.4f}" for k, v in values.items())))
+            listed = ", ".join(f"k={k} {format_value(v, key)}" for k, v in values.items())
+            console.print(Text(f"{key}: {listed}"))
     abstention = summary.get("abstention")
     if abstention:
         shown = ("coverage", "selective_accuracy", "risk", "aurc")
         console.print(
-            Text("abstention: " + ", ".join(f"{k} {cell(abstention.get(k)).plain}" for k in shown))
+            Text(
+                "abstention: "
+                + ", ".join(
+                    f"{k} {cell(abstention.get(k), 'abstention.' + k).plain}" for k in shown
+                )
+            )
         )
     not_computed = summary.get("not_computed")
     if not_computed:
