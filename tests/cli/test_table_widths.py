@@ -18,7 +18,7 @@ import orjson
 import pytest
 
 from pathgrade.cli.main import main
-from pathgrade.report.number_text import format_p, format_value
+from pathgrade.report.number_text import format_number, format_p, format_value
 
 ROOT = Path(__file__).parents[2]
 EXAMPLES = ROOT / "examples"
@@ -131,7 +131,12 @@ def test_gate(
     doc = _json(capsys, *argv)
     monkeypatch.setenv("COLUMNS", str(width))
     text = _run(capsys, *argv)
-    numbers = [format_value(g["value"], g["metric"]) for g in doc["gates"]]
+    # baseline and variant as every table writes the metric; the decision's value and
+    # threshold at 4 significant digits (cli/gate_text.py)
+    numbers = [format_number(g["value"]) for g in doc["gates"]]
+    numbers += [format_number(g["threshold"]) for g in doc["gates"]]
+    if "baseline" not in _left_out(text):
+        numbers += [format_value(g["baseline"], g["metric"]) for g in doc["gates"]]
     _check(text, width, [n for n in numbers if n != "-"])
 
 

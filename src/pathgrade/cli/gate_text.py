@@ -12,7 +12,11 @@ from pathgrade.report.display import clip
 from pathgrade.report.fit_table import FitTable
 from pathgrade.report.number_text import format_number, format_value
 
-__all__ = ["junit_cases", "render_gates"]
+__all__ = ["NAME_WIDTH", "junit_cases", "render_gates"]
+
+#: Characters of a gate's name shown before it is cut: a name is a sentence people write
+#: (it wraps in a narrow layout); only a runaway one is cut.
+NAME_WIDTH = 400
 
 
 def render_gates(console: Console, report: GateReport) -> None:
@@ -28,18 +32,20 @@ def render_gates(console: Console, report: GateReport) -> None:
     for r in report.results:
         metric = r.gate.metric
         table.add_row(
-            Text(clip(r.gate.name) + (" [hard]" if r.gate.hard else "")),
+            Text(clip(r.gate.name, NAME_WIDTH) + (" [hard]" if r.gate.hard else "")),
             Text(f"{r.gate.statistic} {r.gate.rule}"),
             format_value(r.baseline, metric),
             format_value(r.variant, metric),
-            format_value(r.observed, metric),
-            format_number(r.threshold),  # as written: a threshold is never rounded away
+            # the decision's two numbers at 4 significant digits, one rule for both
+            format_number(r.observed),
+            format_number(r.threshold),
             Text("pass", style="green") if r.passed else Text("FAIL", style="bold red"),
         )
     console.print(table)
     for r in report.results:
         if not r.passed:
-            console.print(f"FAIL {clip(r.gate.name)}: {clip(r.message, 400)}", markup=False)
+            name, message = clip(r.gate.name, NAME_WIDTH), clip(r.message, 400)
+            console.print(f"FAIL {name}: {message}", markup=False)
     if report.unpaired_cases:
         console.print(
             f"{report.unpaired_cases} case(s) on one side only: baseline-relative gates use the"
