@@ -3,6 +3,7 @@ over :func:`pathgrade.compare` (rendered by :mod:`pathgrade.cli.compare_text`)."
 
 from __future__ import annotations
 
+import os
 import sys
 from enum import StrEnum
 from pathlib import Path
@@ -11,6 +12,7 @@ from typing import Annotated
 import typer
 
 from pathgrade.cli.defaults import MIN_SLICE_CASES
+from pathgrade.cli.outputs import MarkdownOption, check_output_file
 from pathgrade.cli.provenance import AllowConfigChange, head_lines, print_head
 from pathgrade.cli.store_option import StoreOption
 from pathgrade.core.limits import MAX_RESAMPLES
@@ -74,6 +76,7 @@ def compare_command(
     ] = None,
     store: StoreOption = None,
     allow_config_change: AllowConfigChange = False,
+    markdown: MarkdownOption = None,
 ) -> None:
     """Compare a variant with a baseline on the same cases, with paired statistics."""
     import orjson
@@ -81,6 +84,8 @@ def compare_command(
 
     from pathgrade.api.comparing import compare
     from pathgrade.cli.compare_text import render_comparison
+
+    check_output_file(markdown, "--markdown")
 
     found = compare(
         baseline,
@@ -99,6 +104,10 @@ def compare_command(
         seed=seed,
         allow_config_change=allow_config_change,
     )
+    if markdown is not None or os.environ.get("GITHUB_ACTIONS") == "true":
+        from pathgrade.report.markdown import comparison_markdown, publish
+
+        publish(comparison_markdown(found.comparison, str(baseline), str(variant)), markdown)
     if as_json:
         sys.stdout.buffer.write(orjson.dumps(found.to_dict(), option=orjson.OPT_INDENT_2))
         sys.stdout.buffer.write(b"\n")

@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Annotated
+
+import typer
 
 from pathgrade.core.errors import InputError
 
-__all__ = ["check_output_dir", "check_output_file"]
+__all__ = ["MarkdownOption", "check_output_dir", "check_output_file"]
 
 
 def _existing_ancestor(path: Path) -> Path:
@@ -56,3 +59,14 @@ def check_output_dir(path: Path | None, option: str) -> None:
         raise InputError(f"{ancestor} is not a directory", field=option)
     if not os.access(ancestor, os.W_OK | os.X_OK):
         raise InputError(f"cannot create {path} (permission denied in {ancestor})", field=option)
+
+
+#: ``--markdown FILE`` of ``score`` and ``compare`` (``gate`` has its own help text).
+MarkdownOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--markdown",
+        help="Also write a Markdown summary (appended to $GITHUB_STEP_SUMMARY under GitHub"
+        " Actions).",
+    ),
+]

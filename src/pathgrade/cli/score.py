@@ -14,6 +14,7 @@ import typer
 
 from pathgrade.cli import judge_options, score_summary
 from pathgrade.cli.defaults import DEFAULT_PARTITION_SIZE, MIN_SLICE_CASES, SUMMARY_RESAMPLES
+from pathgrade.cli.outputs import MarkdownOption, check_output_file
 from pathgrade.cli.store_option import StoreOption
 
 if TYPE_CHECKING:
@@ -101,6 +102,7 @@ def score_command(
     judge_model: judge_options.JudgeModel = None,
     judge_cache: judge_options.JudgeCache = None,
     judge_offline: judge_options.JudgeOffline = False,
+    markdown: MarkdownOption = None,
 ) -> None:
     """Score each run's path against its case's reference paths, and every other layer the
     data has labels for."""
@@ -113,6 +115,7 @@ def score_command(
     from pathgrade.io.provenance import scoring_provenance
     from pathgrade.store.manifest import parse_labels
 
+    check_output_file(markdown, "--markdown")
     scoring = load_config(config)
     judge = judge_options.judge_settings(
         scoring, judge_base_url, judge_model, judge_cache, judge_offline
@@ -158,6 +161,7 @@ def score_command(
             summary_options=summary_options,
             agent=agent,
             next_commands=next_commands(cases, runs, config, out, None, store),
+            markdown=markdown,
         )
         return
     from pathgrade.cli.score_memory import score_in_memory
@@ -181,4 +185,5 @@ def score_command(
         provenance=provenance,
         summary_options=summary_options,
         judge=judge,
+        markdown=markdown,
     )

@@ -30,6 +30,7 @@ from pathgrade.io.results import iter_records_jsonl
 from pathgrade.io.results.staged import check_target
 from pathgrade.io.step_pool import StepPool
 from pathgrade.io.tools import entry_point_validators, load_tools
+from pathgrade.report.markdown import publish_summary
 from pathgrade.report.text import render_summary
 from pathgrade.stats.case_summary import SummaryOptions
 
@@ -59,6 +60,7 @@ def score_in_memory(
     provenance: Provenance,
     summary_options: SummaryOptions,
     judge: JudgeSettings | None = None,
+    markdown: Path | None = None,
 ) -> None:
     """Score, write, save and print as ``pathgrade score`` does in one process; ``scorer``
     is :func:`pathgrade.score` (the command passes the name tests replace). With ``judge``
@@ -126,6 +128,7 @@ def score_in_memory(
     if save is not None:
         inputs = [cases, runs, config, tools]
         save_run(save, result, scored_runs, scored_cases, scoring, label, inputs, summary, store)
+    publish_summary(summary, markdown)
     console = Console()
     if as_json:  # the document the partitioned path prints, from the same records
         stream = JsonStream(sys.stdout.buffer)

@@ -24,6 +24,7 @@ from pathgrade.core.agent_scope import agent_warning
 from pathgrade.core.config import ScoringConfig
 from pathgrade.core.provenance import Provenance
 from pathgrade.engines.runner import Engine
+from pathgrade.report.markdown import publish_summary
 from pathgrade.report.text import render_summary
 from pathgrade.stats.case_summary import SummaryOptions
 
@@ -81,6 +82,7 @@ def score_partitioned(
     summary_options: SummaryOptions | None = None,
     agent: str | None = None,
     next_commands: list[tuple[str, str]] | None = None,
+    markdown: Path | None = None,
 ) -> None:
     """Score through :func:`pathgrade.api.scoring.score_files` (records to ``--out`` and,
     with ``--json``, to stdout as they arrive) and render its summary; then
@@ -117,6 +119,7 @@ def score_partitioned(
             agent=agent,
         )
     summary = scored.summary
+    publish_summary(summary, markdown)
     if stream is not None:
         stream.close(summary)
     else:

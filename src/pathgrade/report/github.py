@@ -12,7 +12,6 @@ controls are shown as their escape (:func:`pathgrade.report.display.visible`).
 
 from __future__ import annotations
 
-import math
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -20,20 +19,9 @@ from typing import Any
 
 from pathgrade.gates import GateReport
 from pathgrade.report.display import visible
-
-
-def _cell(text: str) -> str:
-    out = visible(text).replace("\\", "\\\\").replace("|", "\\|")
-    out = out.replace("\r", " ").replace("\n", " ")
-    for char in "`*_[]<>":
-        out = out.replace(char, "\\" + char)
-    return out
-
-
-def _num(value: float | None) -> str:
-    if value is None or math.isnan(value):
-        return "-"
-    return f"{value:.4g}"
+from pathgrade.report.markdown import md_cell as _cell
+from pathgrade.report.markdown import publish
+from pathgrade.report.number_text import format_number, format_value
 
 
 def gate_markdown(
@@ -59,9 +47,11 @@ def gate_markdown(
     ]
     for r in report.results:
         name = _cell(r.gate.name) + (" **[hard]**" if r.gate.hard else "")
+        sides = [format_value(v, r.gate.metric) for v in (r.baseline, r.variant)]
         lines.append(
-            f"| {name} | {_cell(f'{r.gate.statistic} {r.gate.rule}')} | {_num(r.baseline)} |"
-            f" {_num(r.variant)} | {_num(r.observed)} | {_num(r.threshold)} |"
+            f"| {name} | {_cell(f'{r.gate.statistic} {r.gate.rule}')} |"
+            f" {sides[0]} | {sides[1]} |"
+            f" {format_number(r.observed)} | {format_number(r.threshold)} |"
             f" {'pass' if r.passed else '**FAIL**'} |"
         )
     if failed:
@@ -101,13 +91,8 @@ def github_outputs(
     """
     env: Mapping[str, Any] = os.environ if environ is None else environ
     text = gate_markdown(report, f"pathgrade gates ({Path(gates_file).name})", warning)
-    if markdown is not None:
-        markdown.write_text(text, encoding="utf-8")
+    publish(text, markdown, env)
     if env.get("GITHUB_ACTIONS") != "true":
         return []
-    summary = env.get("GITHUB_STEP_SUMMARY")
-    if summary:
-        with Path(summary).open("a", encoding="utf-8") as handle:
-            handle.write(text)
     notes = [f"::warning title={_property('pathgrade gate')}::{_data(warning)}"] if warning else []
     return notes + gate_annotations(report, gates_file)
