@@ -89,8 +89,8 @@ def test_default_metrics_and_reproducible(
     assert capsys.readouterr().out == first
     doc = orjson.loads(first)
     # every metric on all four sides; path_score and goal_success form the family
-    assert {"path_score", "goal_success", "usage.latency_ms"} <= set(doc["metrics"])
-    assert doc["metrics"]["usage.latency_ms"]["primary"] is False
+    assert {"path_score", "goal_success", "latency_ms"} <= set(doc["metrics"])
+    assert doc["metrics"]["latency_ms"]["primary"] is False
     assert doc["family_size"] == 6
     # goal_success never changes: every effect 0, read as independent
     assert doc["metrics"]["goal_success"]["reading"] == (

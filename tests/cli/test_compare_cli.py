@@ -68,7 +68,8 @@ def test_json_document(files: tuple[Path, Path], capsys: pytest.CaptureFixture[s
     assert len(success["ci"]) == 2 and success["ci"][0] <= success["diff"] <= success["ci"][1]
     assert doc["metrics"]["tool_accuracy"]["test"] == "wilcoxon"
     assert doc["metrics"]["recovery_rate"]["verdict"] == "no paired data"
-    assert doc["metrics"]["usage.latency_ms"]["higher_is_better"] is False
+    assert doc["metrics"]["latency_ms"]["higher_is_better"] is False
+    assert "usage.latency_ms" not in doc["metrics"]  # one name for the one latency
 
 
 def test_seeded_runs_are_identical(
@@ -117,7 +118,7 @@ LOWER = (
     "forbidden_action_count",
     "redundant_steps",
     "missing_steps",
-    "usage.latency_ms",
+    "latency_ms",  # only in the records' usage objects (scored before the system layer)
     "defects.missing_step",
 )
 
@@ -187,7 +188,7 @@ def test_default_family_power_and_secondary_marks(
     # MDE = (2.200985 + 0.875530) * 14.53184 / sqrt(12) = 12.906; 10 cases (test_compare_records)
     assert score["power"]["mde"] == pytest.approx(12.9059, abs=1e-4)
     assert score["power"]["cases_needed"] == 10 and score["power"]["reason"] is None
-    latency = doc["metrics"]["usage.latency_ms"]
+    latency = doc["metrics"]["latency_ms"]
     assert latency["family"] == "secondary" and latency["p_holm"] is None
     assert latency["power"] is None
     assert main(["compare", str(base), str(var), "--resamples", "300"]) == 0
@@ -209,7 +210,7 @@ def test_primary_option_and_the_correction_it_costs(
 ) -> None:
     base, var = _scenario(tmp_path)
     every = ("path_score", "goal_success", "tool_accuracy", "recovery_rate")
-    every += ("usage.steps", "usage.tokens", "usage.cost", "usage.latency_ms")
+    every += ("usage.steps", "tokens", "cost", "latency_ms")
     args = [arg for name in every for arg in ("--primary", name)]
     doc = run_json(capsys, str(base), str(var), "--resamples", "500", *args)
     # 7 tests (recovery_rate has no defined pair); p: 0.0078125 for path_score and

@@ -21,7 +21,7 @@ rule = "not_below_baseline"
 
 [[gate]]
 name = "P95 latency up by at most 15%"
-metric = "usage.latency_ms"
+metric = "latency_ms"
 statistic = "p95"
 rule = "max_relative_change"
 threshold = 0.15

@@ -11,6 +11,7 @@ import pytest
 
 import pathgrade
 from pathgrade.core.results import RunResult
+from pathgrade.report.number_text import format_value
 
 from .scripts import load_script
 
@@ -194,7 +195,10 @@ def test_score_prints_the_figures_of_the_doc(
     assert printed["path_score"] == "54.5"
     # pass^k row and the defect counts of the doc.
     (passk,) = [r for r in _doc_table("## Outcome: pass^k") if r[0] == "pass^k"]
-    expected = ", ".join(f"k={k} {float(v):.4f}" for k, v in enumerate(passk[1:], 1))
+    # printed by the one number rule: a proportion with 3 decimals (0.2733 -> 0.273)
+    expected = ", ".join(
+        f"k={k} {format_value(float(v), 'pass^k')}" for k, v in enumerate(passk[1:], 1)
+    )
     assert f"pass^k: {expected}" in out
     flat = " ".join(out.split())
     assert (

@@ -59,7 +59,7 @@ def test_success_ci_lower_bound_above_zero() -> None:
 
 def test_p95_latency_growth_limit() -> None:
     base = [rec(f"c{i}", latency_ms=100.0 + i) for i in range(100)]
-    gate = Gate("usage.latency_ms", "max_relative_change", threshold=0.15, statistic="p95")
+    gate = Gate("latency_ms", "max_relative_change", threshold=0.15, statistic="p95")
     slower = [rec(f"c{i}", latency_ms=(100.0 + i) * 1.10) for i in range(100)]
     much_slower = [rec(f"c{i}", latency_ms=(100.0 + i) * 1.20) for i in range(100)]
     assert one(gate, base, slower).passed
@@ -69,9 +69,9 @@ def test_p95_latency_growth_limit() -> None:
 
 def test_absolute_budgets() -> None:
     var = [rec("a", tokens=3000, cost=0.01), rec("b", tokens=5000, cost=0.03)]
-    assert one(Gate("usage.tokens", "max", threshold=4000), [], var).passed  # mean 4000
-    assert not one(Gate("usage.tokens", "max", threshold=3999), [], var).passed
-    assert one(Gate("usage.cost", "max", threshold=0.05), [], var).passed
+    assert one(Gate("tokens", "max", threshold=4000), [], var).passed  # mean 4000
+    assert not one(Gate("tokens", "max", threshold=3999), [], var).passed
+    assert one(Gate("cost", "max", threshold=0.05), [], var).passed
 
 
 def test_defect_counts_not_higher_than_baseline() -> None:

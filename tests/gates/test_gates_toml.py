@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import tomllib
 from pathlib import Path
 
 import pytest
 
 from pathgrade.core.errors import InputError
 from pathgrade.io.gates import load_gates
+from pathgrade.metrics import catalogue
 
 EXAMPLE = Path(__file__).parents[2] / "examples" / "gates.toml"
 
@@ -26,7 +28,9 @@ def test_example_file_uses_every_rule_on_defined_names() -> None:
         "equal",
     } <= rules
     metrics = {g.metric for g in gates.gates}
-    assert {"defects.wasted_step", "defects.unrecovered_error", "usage.latency_ms"} <= metrics
+    assert {"defects.wasted_step", "defects.unrecovered_error", "latency_ms", "tokens"} <= metrics
+    written = {g["metric"] for g in tomllib.loads(EXAMPLE.read_text("utf-8"))["gate"]}
+    assert not written & set(catalogue.deprecated_names())  # the example writes the one names
     # the names the issue found in the old example, which pathgrade never emits
     assert not metrics & {"defects.timeout", "defects.parse_failure", "acl_leaks"}
     hard = {g.metric for g in gates.gates if g.hard}

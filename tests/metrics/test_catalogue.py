@@ -38,6 +38,7 @@ from pathgrade.metrics import catalogue
 from pathgrade.metrics.registry import BUILTIN
 from pathgrade.metrics.spec import UNDEFINED_POLICIES
 from pathgrade.metrics.trajectory.outputs import TRAJECTORY_METRICS
+from pathgrade.stats.records import metric_names
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
@@ -60,11 +61,11 @@ RETRIEVAL_SPECS = (
 
 
 def record_names(records: Iterable[Mapping[str, Any]]) -> set[str]:
-    """Per-run names: metric keys, ``usage.<field>`` and ``defects.<kind>``."""
-    out: set[str] = set()
+    """Per-run names as every reader sees them (:func:`pathgrade.stats.records.metric_names`:
+    metric keys, the amounts under their one name, ``usage.steps``) and ``defects.<kind>``."""
+    records = list(records)
+    out = set(metric_names(records))
     for record in records:
-        out |= set(record["metrics"])
-        out |= {f"usage.{k}" for k in record.get("usage") or {}}
         out |= {f"defects.{d['kind']}" for d in record.get("defects") or []}
     return out
 
@@ -120,7 +121,9 @@ def result_names(result: ScoreResult) -> set[str]:
 
 
 def unknown(names: Iterable[str]) -> list[str]:
-    return sorted(n for n in names if not catalogue.is_known(n))
+    """The names without a row, and any deprecated spelling (never emitted)."""
+    deprecated = catalogue.deprecated_names()
+    return sorted(n for n in names if n in deprecated or not catalogue.is_known(n))
 
 
 def _layers() -> tuple[dict[str, Case], list[Run]]:
@@ -149,7 +152,7 @@ def _tau_bench() -> ModuleType:
 def test_bundled_examples_emit_only_catalogued_names() -> None:
     cases, runs = _examples()
     names = result_names(pathgrade.score(cases, runs, load_config(EXAMPLES / "pathgrade.toml")))
-    assert {"path_score", "usage.latency_ms", "defects.wasted_step", "exact_match"} <= names
+    assert {"path_score", "latency_ms", "usage.steps", "defects.wasted_step"} <= names
     assert unknown(names) == []
 
 
@@ -303,7 +306,7 @@ def test_doctests() -> None:
         ("rubric.root_cause", "rubric.<dimension>"),
         ("pass@12", "pass@<k>"),
         ("pass^3", "pass^<k>"),
-        ("usage.latency_ms", "usage.latency_ms"),
+        ("usage.steps", "usage.steps"),
         ("defects.missing_step", "defects.missing_step"),
     ],
 )

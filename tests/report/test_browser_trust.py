@@ -72,7 +72,8 @@ def test_numbers_as_printed_and_script_agrees(browser: Any, tmp_path: Path) -> N
     p.click("#case-body tr >> nth=0")
     p.wait_for_selector("#case-view:not([hidden])")
     grid = p.text_content("#case-detail .metrics") or ""
-    assert "usage.latency_ms1,750 ms" in grid and "path_score1,750" in grid
+    assert "latency_ms1,750 ms" in grid and "path_score1,750" in grid
+    assert "usage.latency_ms" not in grid  # the usage object's latency is the one latency_ms
     shot(page, "numbers-case.png", "#case-detail .metrics")
     values = _values()
     for digits in (4, 1, 2, 3, 6):

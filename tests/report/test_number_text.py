@@ -83,12 +83,12 @@ def test_signed_unit_and_metric() -> None:
         "-",
         "+1,750",
     ]
-    assert format_metric(1750.001, "usage.latency_ms") == "1,750 ms"
-    assert format_metric(None, "usage.latency_ms") == "-"
-    assert format_metric(12345, "usage.tokens") == "12,345 tokens"
+    assert format_metric(1750.001, "latency_ms") == "1,750 ms"
+    assert format_metric(None, "latency_ms") == "-"
+    assert format_metric(12345, "tokens") == "12,345 tokens"
     assert format_metric(3.0, "missing_steps") == "3"  # a count: unit in the column, not here
-    assert format_metric(0.5, "usage.cost") == "0.5"  # "currency units as recorded": no suffix
-    assert [metric_unit("usage.latency_ms"), metric_unit("path_score"), metric_unit("x")] == [
+    assert format_metric(0.5, "cost") == "0.5 USD"  # the one cost: a recorded cost is USD
+    assert [metric_unit("latency_ms"), metric_unit("path_score"), metric_unit("x")] == [
         "ms",
         "",
         "",

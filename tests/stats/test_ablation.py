@@ -155,7 +155,7 @@ def test_reading_follows_the_metric_direction() -> None:
     values = _synthetic(0.5, -1.0, 1.0)
     lower = {c: tuple(100 + x for x in v) for c, v in values.items()}
     out = ablation_records(*_usage_arms(lower), resamples=2000)
-    m = out.metrics["usage.latency_ms"]
+    m = out.metrics["latency_ms"]  # read from the usage objects: one name
     assert m.direction == "lower"
     assert m.reading == "B's gain disappears when A is present"
 

@@ -23,7 +23,8 @@ LOWER_COUNTS = (
     "forbidden_action_count",
     "redundant_steps",
     "missing_steps",
-    "usage.latency_ms",
+    "usage.steps",
+    "latency_ms",
     "defects.wasted_step",
 )
 #: A concrete emitted spelling of each family row.

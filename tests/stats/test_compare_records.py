@@ -87,7 +87,7 @@ def test_binary_with_trials_is_compared_as_rates() -> None:
 def test_direction_and_verdict() -> None:
     base = [rec(f"c{i}", usage={"latency_ms": 100.0 + i}) for i in range(40)]
     var = [rec(f"c{i}", usage={"latency_ms": 150.0 + i}) for i in range(40)]
-    m = compare_records(base, var, metrics=["usage.latency_ms"]).metrics["usage.latency_ms"]
+    m = compare_records(base, var, metrics=["latency_ms"]).metrics["latency_ms"]
     assert not m.higher_is_better
     assert m.verdict == "regressed"
 

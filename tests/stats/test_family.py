@@ -38,7 +38,7 @@ def test_headline_per_layer_follows_the_table_then_the_records_order() -> None:
 
 def test_default_primary_is_always_metrics_then_one_headline_per_present_layer() -> None:
     names = ["tool_accuracy", "goal_success", "path_score", "recall@5", "token_f1", "faithfulness"]
-    names += ["argument_correctness", "usage.latency_ms", "defects.wasted_step"]
+    names += ["argument_correctness", "latency_ms", "usage.steps", "defects.wasted_step"]
     assert default_primary(names) == [
         "path_score",
         "goal_success",
@@ -46,7 +46,7 @@ def test_default_primary_is_always_metrics_then_one_headline_per_present_layer()
         "argument_correctness",
         "token_f1",
     ]
-    assert default_primary(["my_metric", "usage.tokens"]) == []
+    assert default_primary(["my_metric", "usage.steps"]) == []
 
 
 def test_family_precedence_primary_then_metrics_then_default_then_all() -> None:

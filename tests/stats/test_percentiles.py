@@ -97,7 +97,7 @@ def test_gates_use_the_same_definition() -> None:
         for i, v in enumerate([100, 200, 300, 400, 500])
     ]
     for threshold, passed in ((479.0, False), (480.0, True)):
-        gate = Gate("usage.latency_ms", "max", threshold, statistic="p95")
+        gate = Gate("latency_ms", "max", threshold, statistic="p95")
         report = evaluate_gates(GateSet((gate,)), records, records)
         assert report.results[0].passed is passed
         assert report.results[0].variant == pytest.approx(480.0)

@@ -50,7 +50,7 @@ def test_min_path_score_fails_with_the_aligned_path() -> None:
         )
     lines = str(raised.value).splitlines()
     assert lines[0] == "path of case 'c1' (trial 0) fails: path_score 90 < min_path_score 95"
-    assert lines[1] == "path_score 90, composite 0.6667, goal_success -"  # 2 of 3 steps match
+    assert lines[1] == "path_score 90.0, composite 0.667, goal_success -"  # 2 of 3 steps match
     assert lines[2].startswith("Trajectory: reference and agent steps, aligned")
     assert lines[5].split() == ["extra", "lookup:A", "1", "↻", "wasted"]
     assert raised.value.result.metrics["path_score"] == 90.0

@@ -64,13 +64,14 @@ def summary_options(
         check_field(by)
     elif metrics:
         raise InputError("-m/--metric names a metric of the slice tables: add --by FIELD")
-    for name in metrics or ():
+    names = [catalogue.canonical(name) for name in metrics or ()]
+    for name in names:
         catalogue.row(name)
     return SummaryOptions(
         resamples=resamples,
         seed=seed,
         by=by,
-        metrics=tuple(dict.fromkeys(metrics or ())),
+        metrics=tuple(dict.fromkeys(names)),
         min_n=min_n,
     )
 

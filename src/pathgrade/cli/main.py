@@ -1,7 +1,9 @@
 """The ``pathgrade`` entry point: one typer app; each command lives in its own module.
 
 Exit codes: 0 ok, 1 a gate or check failed, 2 bad input or usage. Bad input is reported as
-one line on stderr (``file:line: field '...': message``), never as a traceback.
+one line on stderr (``file:line: field '...': message``), never as a traceback. An old
+spelling that is still accepted (``usage.latency_ms`` for ``latency_ms``) is one line on stderr
+too, once: ``pathgrade: note: metric name 'usage.latency_ms' is deprecated: ...``.
 
 Start-up is light: each command's module declares its options and imports what the command
 needs (NumPy, pyarrow, SciPy, DuckDB, httpx, rich, the API) inside its body, so ``--help``
@@ -12,11 +14,14 @@ plain text (no rich markup: ``[matching]`` is shown as written).
 from __future__ import annotations
 
 import sys
+import warnings
+from collections.abc import Callable
+from typing import TextIO
 
 import typer
 
 from pathgrade.cli.group import LightGroup
-from pathgrade.core.errors import InputError
+from pathgrade.core.errors import DeprecatedNameWarning, InputError
 
 app = typer.Typer(
     name="pathgrade",
@@ -82,11 +87,36 @@ def _register() -> None:
     _registered = True
 
 
+_Show = Callable[[Warning | str, type[Warning], str, int, TextIO | None, str | None], None]
+
+
+def _notes(shown: _Show) -> Callable[..., None]:
+    """A ``warnings.showwarning`` that prints a :class:`DeprecatedNameWarning` as one line on
+    stderr and leaves every other warning to ``shown`` (the one it replaces)."""
+
+    def show(
+        message: Warning | str,
+        category: type[Warning],
+        filename: str,
+        lineno: int,
+        file: TextIO | None = None,
+        line: str | None = None,
+    ) -> None:
+        if issubclass(category, DeprecatedNameWarning):
+            print(f"pathgrade: note: {message}", file=sys.stderr)
+            return
+        shown(message, category, filename, lineno, file, line)
+
+    return show
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI; returns the exit code (2 for bad input, with a one-line message)."""
     _register()
     try:
-        app(args=argv, prog_name="pathgrade")
+        with warnings.catch_warnings():
+            warnings.showwarning = _notes(warnings.showwarning)
+            app(args=argv, prog_name="pathgrade")
     except InputError as error:
         print(f"pathgrade: error: {error}", file=sys.stderr)
         return 2

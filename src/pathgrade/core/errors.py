@@ -2,7 +2,8 @@
 
 Every error pathgrade raises for bad input is an :class:`InputError`: it carries the
 file, the 1-based line, the field and a one-line message, so the command line can print
-``cases.jsonl:7: field 'reference[1].tool': expected a string, got 3`` and exit 2.
+``cases.jsonl:7: field 'reference[1].tool': expected a string, got 3`` and exit 2. Input that
+is accepted but spelled the old way is a :class:`DeprecatedNameWarning`.
 """
 
 from __future__ import annotations
@@ -72,3 +73,14 @@ class InputError(ValueError):
 
 class ConfigError(InputError):
     """A bad configuration value (TOML file or keyword argument)."""
+
+
+class DeprecatedNameWarning(FutureWarning):
+    """A name given as input (a gates file, ``--metric``, a catalogue lookup) is an old
+    spelling of a metric that has one name now (``usage.latency_ms`` is ``latency_ms``): it is
+    accepted and read as that metric, with this one-line note.
+
+    A :class:`FutureWarning`, so that it is shown by default to the people who wrote the name
+    (a :class:`DeprecationWarning` raised inside pathgrade is hidden outside ``__main__``);
+    the command line prints it as ``pathgrade: note: ...`` on stderr.
+    """

@@ -1,8 +1,9 @@
 """The gate model: rules a variant must satisfy against a stored baseline.
 
 A :class:`Gate` names a metric (see :mod:`pathgrade.stats.records`: a metric key,
-``usage.<field>`` or ``defects.<kind>``), a statistic that reduces one side's records to a
-number, and a rule:
+``latency_ms``/``tokens``/``cost``, ``usage.steps`` or ``defects.<kind>``; a deprecated
+spelling, ``usage.latency_ms``, becomes its one name with a note), a statistic that reduces one
+side's records to a number, and a rule:
 
 ======================== ===================================================================
 rule                      passes when (``b`` baseline, ``v`` variant statistic)
@@ -48,6 +49,7 @@ from dataclasses import dataclass, field
 from typing import Literal, get_args
 
 from pathgrade.core.limits import MAX_RESAMPLES
+from pathgrade.metrics.catalogue import canonical
 
 __all__ = [
     "ABSOLUTE_RULES",
@@ -120,6 +122,7 @@ class Gate:
     def __post_init__(self) -> None:
         if not self.metric:
             raise ValueError("metric: must be a non-empty metric name")
+        object.__setattr__(self, "metric", canonical(self.metric))
         if self.rule not in RULES:
             raise ValueError(
                 f"rule: unknown rule {self.rule!r}, expected one of {', '.join(RULES)}"

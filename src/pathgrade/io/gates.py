@@ -22,8 +22,8 @@ Unknown keys and mistyped values are errors naming the file and the field
 
 Every ``metric`` must be a name pathgrade defines (:func:`check_metric_name`), so that a typo
 cannot make a gate pass vacuously: a row of the metric catalogue
-(:mod:`pathgrade.metrics.catalogue`: ``path_score``, ``usage.latency_ms``, ``rubric.<dim>``),
-``defects.<kind>`` for a defect kind, ``usage.<field>`` for a usage field, a parameterised
+(:mod:`pathgrade.metrics.catalogue`: ``path_score``, ``latency_ms``, ``rubric.<dim>``),
+``defects.<kind>`` for a defect kind, ``usage.steps``, a parameterised
 retrieval name whose parameters the registry accepts (``recall@20``, ``ndcg@10(gain=linear)``),
 or a metric of an installed plug-in (entry-point group ``pathgrade.metrics``), or
 ``changed_variables``, a check of the sides' provenance (the number of controlled variables
@@ -31,6 +31,10 @@ that changed; :data:`pathgrade.gates.model.CHANGED_VARIABLES`). An unknown name
 is one line naming the file, the gate and the closest valid names
 (``gates.toml: field 'gate[3].metric': unknown defect kind 'defects.wasted_stpe'; did you mean
 defects.wasted_step? ...``). A defined name that the data lacks fails the gate at evaluation.
+``usage.latency_ms``, ``usage.tokens`` and ``usage.cost`` are deprecated spellings of
+``latency_ms``, ``tokens`` and ``cost``: the gate reads the same values under the one name,
+and the spelling gets a one-line note
+(:class:`~pathgrade.core.errors.DeprecatedNameWarning`).
 """
 
 from __future__ import annotations
@@ -106,15 +110,22 @@ def _registered(name: str) -> bool:
 def check_metric_name(name: str, *, file: str | None = None, field: str = "metric") -> None:
     """Raise a one-line :class:`InputError` (naming ``file``, ``field`` and the closest valid
     names) unless ``name`` is a metric pathgrade defines (module docstring)."""
+    name = catalogue.canonical(name)
     for prefix, (layer, what) in _PREFIXED.items():
         if name.startswith(prefix):
             known = catalogue.names(layer)
             if name in known:
                 return
-            suffixes = [k.removeprefix(prefix) for k in known]
-            near = difflib.get_close_matches(name.removeprefix(prefix), suffixes, n=3)
+            # A near miss of a deprecated spelling (usage.latncy_ms) suggests the one name.
+            spellings = {k: k for k in known}
+            spellings.update(
+                (old, new) for old, new in catalogue.deprecated_names().items()
+                if old.startswith(prefix)
+            )  # fmt: skip
+            suffixes = {k.removeprefix(prefix): v for k, v in spellings.items()}
+            near = difflib.get_close_matches(name.removeprefix(prefix), list(suffixes), n=3)
             hint = (
-                f"did you mean {', '.join(prefix + k for k in near)}?"
+                f"did you mean {', '.join(dict.fromkeys(suffixes[k] for k in near))}?"
                 if near
                 else f"expected one of {', '.join(known)}"
             )

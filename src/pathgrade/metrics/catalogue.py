@@ -9,7 +9,9 @@ retrieval rows; ``docs/catalogue.md`` is :func:`markdown_table` (a test keeps th
 
 Names are looked up in this order:
 
-1. a row's name or alias (``path_score``, ``usage.latency_ms``, ``P``);
+1. a row's name or alias (``path_score``, ``P``), or a deprecated spelling of a row's name
+   (``usage.latency_ms`` for ``latency_ms``: accepted, with one
+   :class:`~pathgrade.core.errors.DeprecatedNameWarning` per spelling; :func:`canonical`);
 2. a family pattern: ``rubric.<dimension>``, ``pass@<k>``, ``pass^<k>``;
 3. a parameterised retrieval name, parsed by :func:`pathgrade.metrics.spec.parse_spec` to its
    base name (``ndcg@10`` and ``precision@5(no_gold=zero)`` are the ``ndcg`` and
@@ -28,11 +30,12 @@ from __future__ import annotations
 import difflib
 import math
 import re
+import warnings
 from collections.abc import Mapping
 from dataclasses import replace
 from typing import get_args
 
-from pathgrade.core.errors import InputError
+from pathgrade.core.errors import DeprecatedNameWarning, InputError
 from pathgrade.core.results import MetricKind
 from pathgrade.metrics.catalogue_rows import JSON_KINDS, ROWS, Kind, Layer, MetricRow
 from pathgrade.metrics.spec import Direction, parse_spec
@@ -46,7 +49,9 @@ __all__ = [
     "Kind",
     "Layer",
     "MetricRow",
+    "canonical",
     "closest",
+    "deprecated_names",
     "direction",
     "find",
     "is_known",
@@ -66,7 +71,7 @@ LAYERS: tuple[Layer, ...] = get_args(Layer)
 def _build() -> tuple[tuple[MetricRow, ...], dict[str, MetricRow]]:
     by_name: dict[str, MetricRow] = {}
     for item in ROWS:
-        for key in (item.name, *item.aliases):
+        for key in (item.name, *item.aliases, *item.deprecated):
             if key in by_name:
                 raise ValueError(f"metric name {key!r} is catalogued twice")
             by_name[key] = item
@@ -77,12 +82,46 @@ def _build() -> tuple[tuple[MetricRow, ...], dict[str, MetricRow]]:
 
 _ROWS, _BY_NAME = _build()
 _FAMILIES = tuple(r for r in _ROWS if r.pattern)
+#: Each deprecated spelling -> the one name it stands for.
+_DEPRECATED: Mapping[str, str] = {old: r.name for r in _ROWS for old in r.deprecated}
+
+
+def _note_deprecated(old: str, new: str) -> None:
+    # One call site, so the warnings registry shows each spelling's note once per process.
+    warnings.warn(
+        f"metric name {old!r} is deprecated: it is {new!r}, the same quantity; write {new!r}"
+        " (docs/catalogue.md)",
+        DeprecatedNameWarning,
+        stacklevel=1,
+    )
+
+
+def canonical(name: str) -> str:
+    """The one name of ``name``: a deprecated spelling becomes its row's name, with a
+    :class:`~pathgrade.core.errors.DeprecatedNameWarning`; any other name is returned as it is
+    (known or not).
+
+    >>> canonical("path_score"), canonical("ndcg@10")
+    ('path_score', 'ndcg@10')
+    """
+    new = _DEPRECATED.get(name)
+    if new is None:
+        return name
+    _note_deprecated(name, new)
+    return new
+
+
+def deprecated_names() -> Mapping[str, str]:
+    """Every deprecated spelling and the one name it stands for (``usage.cost`` -> ``cost``)."""
+    return dict(_DEPRECATED)
 
 
 def find(name: str) -> MetricRow | None:
     """The row of ``name`` (see the module docstring for the lookup order), or None."""
     hit = _BY_NAME.get(name)
     if hit is not None:
+        if name in _DEPRECATED:
+            _note_deprecated(name, hit.name)
         return hit
     for family in _FAMILIES:
         if re.fullmatch(family.pattern, name):
@@ -148,7 +187,8 @@ def closest(name: str, n: int = 3) -> list[str]:
         near = difflib.get_close_matches(spec.name, bases, n=n)
         if near:
             return [str(replace(spec, name=base)) for base in near]
-    return difflib.get_close_matches(name, sorted(_BY_NAME), n=n)
+    near = difflib.get_close_matches(name, sorted(_BY_NAME), n=n)
+    return list(dict.fromkeys(_DEPRECATED.get(k, k) for k in near))
 
 
 def _number(value: float) -> str:
@@ -182,6 +222,7 @@ def markdown_table() -> str:
         lines += ["", f"### {layer}", "", header, "|---|---|---|---|---|---|---|"]
         for item in rows(layer):
             name = f"`{item.name}`" + "".join(f" (`{a}`)" for a in item.aliases)
+            name += "".join(f" (`{old}`, deprecated)" for old in item.deprecated)
             when = item.undefined_when or "its layer does not apply"
             cells = (
                 name,

@@ -63,6 +63,9 @@ class MetricRow:
             [0, 1] for binary and proportion, [0, inf) for count and quantity; a ``score``
             must give its own.
         aliases: other accepted spellings (retrieval: ``P`` for ``precision``).
+        deprecated: old spellings still accepted on input, each read as this row with a
+            one-line :class:`~pathgrade.core.errors.DeprecatedNameWarning` (``usage.latency_ms``
+            for ``latency_ms``); never emitted.
         pattern: for a family, the regular expression its names match in full.
         undefined: what an undefined value becomes; ``nan`` = ``null`` in JSON, excluded from
             every mean and counted (``undefined`` in summaries and comparisons).
@@ -79,6 +82,7 @@ class MetricRow:
     aliases: tuple[str, ...] = ()
     pattern: str = ""
     undefined: UndefinedPolicy = "nan"
+    deprecated: tuple[str, ...] = ()
 
     @property
     def range(self) -> tuple[float, float]:

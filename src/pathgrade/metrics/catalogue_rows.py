@@ -11,7 +11,6 @@ from __future__ import annotations
 from pathgrade.metrics.catalogue_row import (
     INF,
     JSON_KINDS,
-    UNKNOWN_TOTAL,
     Kind,
     Layer,
     MetricRow,
@@ -225,16 +224,12 @@ _TRIALS = (
             " and counted", pattern=r"pass\^[1-9][0-9]*"),
 )  # fmt: skip
 
+# The record's usage object: its steps. Its tokens, cost and latency_ms are the system layer's
+# rows (one name each; usage.tokens, usage.cost and usage.latency_ms are their deprecated
+# spellings, catalogue_system_rows.py).
 _USAGE = (
     MetricRow("usage.steps", "usage", _L, "count", "steps (tool calls) the run made",
             unit="steps"),
-    MetricRow("usage.tokens", "usage", _L, "quantity",
-            "the run's recorded tokens, else the sum over its steps", UNKNOWN_TOTAL, "tokens"),
-    MetricRow("usage.cost", "usage", _L, "quantity",
-            "the run's recorded cost, else the sum over its steps", UNKNOWN_TOTAL,
-            "currency units as recorded"),
-    MetricRow("usage.latency_ms", "usage", _L, "quantity",
-            "the run's recorded latency, else the sum over its steps", UNKNOWN_TOTAL, "ms"),
 )  # fmt: skip
 
 _DEFECTS = tuple(

@@ -14,19 +14,23 @@ SYSTEM = (
 )  # fmt: skip
 
 # The system layer's latency, tokens and cost (metrics/system/usage.py): per run, and their
-# distribution over the run set in the summary (summary["system"][amount][statistic]).
+# distribution over the run set in the summary (summary["system"][amount][statistic]). Each is
+# the one name of its quantity: the usage.* spelling is deprecated (read as the same row, with
+# a note), and a record scored before the system layer has the value only in its usage object,
+# which is read instead (pathgrade.stats.records.amount).
 _STATISTIC = "(mean|p50|p95|p99|max)"
 SYSTEM_USAGE = (
     MetricRow("latency_ms", "system", L, "quantity",
             "the run's recorded latency, else the sum of its steps' (time in calls)",
-            UNKNOWN_TOTAL, "ms"),
+            UNKNOWN_TOTAL, "ms", deprecated=("usage.latency_ms",)),
     MetricRow("tokens", "system", L, "quantity",
             "the run's recorded tokens, else input + output tokens, else the steps' sum",
-            UNKNOWN_TOTAL, "tokens"),
+            UNKNOWN_TOTAL, "tokens", deprecated=("usage.tokens",)),
     MetricRow("cost", "system", L, "quantity",
             "the recorded cost, else the steps' sum, else tokens priced by [prices] for the"
             " trace's model", "nothing recorded or priceable: no tokens, no model, a model"
-            " without a price, or only a total with unequal input/output prices", "USD"),
+            " without a price, or only a total with unequal input/output prices", "USD",
+            deprecated=("usage.cost",)),
     MetricRow("latency_ms.<statistic>", "system", L, "quantity",
             "over the runs' latency_ms: mean of per-case means; p50/p95/p99 (type-7"
             " percentiles) and max over every run (summary)", "no run has latency_ms", "ms",

@@ -201,7 +201,7 @@ def unit_label(name: str) -> str:
 def format_metric(value: Any, name: str, digits: int = DIGITS) -> str:
     """A value of metric ``name``: :func:`format_number` and the unit (:func:`metric_unit`).
 
-    >>> format_metric(1750.001, "usage.latency_ms"), format_metric(True, "goal_success")
+    >>> format_metric(1750.001, "latency_ms"), format_metric(True, "goal_success")
     ('1,750 ms', 'yes')
     """
     text = format_value(value, name) if digits == DIGITS else format_number(value, digits)

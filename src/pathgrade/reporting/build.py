@@ -23,6 +23,7 @@ from pathgrade.core.comparability import Comparability, check_records
 from pathgrade.core.errors import InputError
 from pathgrade.core.types import Case
 from pathgrade.gates import GateSet, evaluate_gates
+from pathgrade.metrics import catalogue
 from pathgrade.report.page_data import (
     CaseChange,
     McNemarTable,
@@ -110,7 +111,8 @@ def _slice_tables(
     slice_of = members.slice_of
     names = set(metric_names(variant)) & set(metric_names(baseline or variant))
     found_names = [m for m in (*CHANGE_METRICS, *metric_names(variant)) if m in names]
-    metrics = options.metrics or tuple(found_names[:1])
+    given = dict.fromkeys(catalogue.canonical(m) for m in options.metrics)
+    metrics = tuple(given) or tuple(found_names[:1])
     tables = []
     for metric in metrics:
         found: Sequence[SliceSummary | SliceDiff]

@@ -5,6 +5,10 @@ agent step (``unapproved`` only from the approval defects), from the trace (``fa
 step returned an error) and from the stored summary's dangerous false positives
 (``dangerous``: a call of a dangerous tool that the run's reference path never calls; runs
 read from a results file have no summary and no trace, so neither mark).
+
+A row's latency, tokens and cost are among its ``metrics``, each under its one name and read by
+:func:`pathgrade.stats.records.amount` (so a record scored before the system layer shows them
+too); its ``usage`` keeps the other usage fields (``steps``), never a second copy of them.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from typing import Any
 
 from pathgrade.report.page_data import DefectRow
 from pathgrade.report.step_flags import DEFECT_FLAGS, flag_keys
+from pathgrade.stats.records import AMOUNTS, amount
 
 __all__ = [
     "RunKey",
@@ -81,6 +86,17 @@ def step_flags(
     return {str(step): flags for step, flags in keys.items()}
 
 
+def _metrics_and_usage(record: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The row's metrics (the amounts under their one name) and its other usage fields."""
+    metrics = dict(record["metrics"])
+    usage = dict(record.get("usage") or {})
+    for name in AMOUNTS:
+        if name in metrics or name in usage:
+            metrics[name] = amount(record, name)
+            usage.pop(name, None)
+    return metrics, usage
+
+
 def case_rows(
     records: Sequence[Mapping[str, Any]],
     traces: Sequence[Mapping[str, Any] | None],
@@ -91,14 +107,15 @@ def case_rows(
     rows = []
     for record, trace in zip(records, traces, strict=True):
         tools = agent_tools(trace, record)
+        metrics, usage = _metrics_and_usage(record)
         row = {
             "case_id": record["case_id"],
             "run_id": record.get("run_id"),
             "trial": record.get("trial", 0),
             "group": record.get("group"),
             "ref": record.get("reference_index"),
-            "metrics": record["metrics"],
-            "usage": record.get("usage") or {},
+            "metrics": metrics,
+            "usage": usage,
             "defects": record.get("defects") or [],
             "alignment": record.get("alignment") or [],
             "tools": sorted(set(tools.values())),

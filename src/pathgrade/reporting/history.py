@@ -94,6 +94,7 @@ def build_history(
     repeated = sorted({name for name in runs if list(runs).count(name) > 1})
     if repeated:
         raise InputError(f"run(s) named twice: {', '.join(repeated)}", field="--history")
+    metrics = [catalogue.canonical(m) for m in metrics]
     loaded = [load_run(name, store) for name in runs]
     found: dict[str, None] = {}
     for run in loaded:

@@ -1,32 +1,26 @@
 """The report's latency distribution, from result records.
 
-A record's latency is its system-layer metric ``latency_ms`` when the record has it, else
-its ``usage.latency_ms`` (records scored before the system layer); ``null`` is unknown and
-counted. The percentiles are pathgrade's one definition (:mod:`pathgrade.stats.percentiles`).
+A record's latency is its ``latency_ms`` as :func:`pathgrade.stats.records.amount` reads it
+(the system-layer metric, else the ``latency_ms`` of the record's ``usage`` object: records
+scored before the system layer); ``null`` is unknown and counted. The percentiles are
+pathgrade's one definition (:mod:`pathgrade.stats.percentiles`).
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pathgrade.report.latency_chart import LatencyData
 from pathgrade.stats.percentiles import quantiles
+from pathgrade.stats.records import amount
 
 __all__ = ["latency_data", "record_latency"]
 
 
 def record_latency(record: Mapping[str, Any]) -> float | None:
     """The record's latency in ms (``None``: unknown)."""
-    metrics = record.get("metrics")
-    value = metrics.get("latency_ms") if isinstance(metrics, Mapping) else None
-    if value is None:
-        usage = record.get("usage")
-        value = usage.get("latency_ms") if isinstance(usage, Mapping) else None
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-        return None
-    return float(value)
+    return amount(record, "latency_ms")
 
 
 def latency_data(records: Sequence[Mapping[str, Any]]) -> LatencyData | None:

@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from pathgrade.metrics import catalogue
 from pathgrade.metrics.spec import Direction
 from pathgrade.stats.ablation_reading import reading
 from pathgrade.stats.compare import metric_direction
@@ -336,7 +337,9 @@ def ablation_records(
 
     Args:
         baseline, a, b, ab: records of R0, RA, RB and RAB.
-        metrics: names to analyse; default every metric and ``usage.*`` field on all four.
+        metrics: names to analyse (:mod:`pathgrade.stats.records`; a deprecated spelling,
+            ``usage.latency_ms``, is read as its one name with a note); default every metric
+            on all four.
         primary: the Holm family's metrics; default: ``metrics`` when given, else those of
             :func:`pathgrade.stats.family.default_primary` (``path_score``, ``goal_success``
             and each layer's headline) that are analysed, else every analysed metric.
@@ -356,12 +359,12 @@ def ablation_records(
         common = [set(metric_names(records)) for records in arms[1:]]
         names = [m for m in metric_names(baseline) if all(m in s for s in common)]
     else:
-        names = list(dict.fromkeys(metrics))
+        names = list(dict.fromkeys(map(catalogue.canonical, metrics)))
     if primary is None:
         chosen = names if metrics is not None else default_primary(names)
         primary_set = set(chosen or names)
     else:
-        primary_set = set(primary)
+        primary_set = set(map(catalogue.canonical, primary))
     results = [
         _analyse(
             name,

@@ -296,9 +296,10 @@ def compare_records(
     Args:
         baseline: records of the baseline system.
         variant: records of the variant.
-        metrics: names to compare (see :mod:`pathgrade.stats.records`); default: every metric
-            and ``usage.*`` field found on both sides. Given, they are the primary family
-            (unless ``primary`` is given too).
+        metrics: names to compare (see :mod:`pathgrade.stats.records`; a deprecated
+            spelling, ``usage.latency_ms``, is compared under its one name, ``latency_ms``,
+            with a note); default: every metric found on both sides, each once. Given, they
+            are the primary family (unless ``primary`` is given too).
         primary: the primary family (Holm runs over it only); names it has that ``metrics``
             lacks are compared too. Default: :func:`pathgrade.stats.family.primary_family`.
         resamples: bootstrap (and permutation) resamples.
@@ -313,6 +314,10 @@ def compare_records(
         MissingMetricError: a requested (or primary) metric that one side does not carry.
     """
     paired, unpaired = _paired_ids(baseline, variant)
+    if metrics is not None:
+        metrics = [catalogue.canonical(m) for m in metrics]
+    if primary is not None:
+        primary = [catalogue.canonical(p) for p in primary]
     if metrics is None:
         in_variant = set(metric_names(variant))
         names = [m for m in metric_names(baseline) if m in in_variant]

@@ -3,7 +3,13 @@
 A *metric name* is one of:
 
 * a key of ``record["metrics"]`` (``tool_accuracy``, ``recall@20``, ...);
-* ``usage.<field>``: a field of ``record["usage"]`` (``usage.latency_ms``, ``usage.tokens``);
+* an amount of the system layer, :data:`AMOUNTS` (``latency_ms``, ``tokens``, ``cost``): one
+  name for each, read by :func:`amount`: the record's metric, else (a record scored before the
+  system layer, or one where the layer emitted nothing for it) the same field of its
+  ``usage`` object. ``usage.latency_ms``, ``usage.tokens`` and ``usage.cost`` read the same
+  values (deprecated spellings: callers that take names as input turn them into the one name
+  with a note, :func:`pathgrade.metrics.catalogue.canonical`);
+* ``usage.<field>`` for the other fields of ``record["usage"]`` (``usage.steps``);
 * ``defects.<kind>``: the number of defects of that kind in ``record["defects"]``
   (``defects.timeout``); 0 when the record lists defects but none of that kind.
 
@@ -14,6 +20,7 @@ Booleans read as 1.0 / 0.0. Pure: works on in-memory records only.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -21,9 +28,21 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["CaseValues", "MissingMetricError", "case_values", "metric_names", "run_values"]
+__all__ = [
+    "AMOUNTS",
+    "CaseValues",
+    "MissingMetricError",
+    "amount",
+    "case_values",
+    "metric_names",
+    "run_values",
+]
 
 FloatArray = NDArray[np.float64]
+#: The system layer's amounts (:data:`pathgrade.metrics.system.usage.AMOUNTS`, which a test
+#: keeps equal): each also a field of a record's ``usage`` object, with the same value.
+AMOUNTS = ("latency_ms", "tokens", "cost")
+_USAGE_SPELLING = {f"usage.{name}": name for name in AMOUNTS}
 
 
 class MissingMetricError(KeyError):
@@ -42,7 +61,39 @@ class MissingMetricError(KeyError):
 _ABSENT = object()
 
 
+def _amount(record: Mapping[str, Any], name: str) -> object:
+    """The amount's metric when it is a value; else its ``usage`` field when the record has
+    one (``null`` included); else the metric's ``null``; else absent."""
+    metrics = record.get("metrics")
+    value = metrics.get(name, _ABSENT) if isinstance(metrics, Mapping) else _ABSENT
+    if value is not None and value is not _ABSENT:
+        return value
+    usage = record.get("usage")
+    recorded = usage.get(name, _ABSENT) if isinstance(usage, Mapping) else _ABSENT
+    return value if recorded is _ABSENT else recorded
+
+
+def amount(record: Mapping[str, Any], name: str) -> float | None:
+    """The record's ``name`` (one of :data:`AMOUNTS`), from its metric, else from its
+    ``usage`` object (records scored before the system layer); ``None`` when unknown.
+
+    Every reader of latency, tokens or cost in result records goes through this function.
+
+    >>> amount({"metrics": {}, "usage": {"latency_ms": 1750.0}}, "latency_ms")
+    1750.0
+    >>> amount({"metrics": {"tokens": None}, "usage": {"tokens": None}}, "tokens") is None
+    True
+    """
+    value = _amount(record, name)
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        return None
+    return float(value)
+
+
 def _raw(record: Mapping[str, Any], name: str) -> object:
+    name = _USAGE_SPELLING.get(name, name)
+    if name in AMOUNTS:
+        return _amount(record, name)
     if name.startswith("usage."):
         usage = record.get("usage")
         if not isinstance(usage, Mapping):
@@ -127,14 +178,19 @@ def case_values(records: Sequence[Mapping[str, Any]], name: str, side: str = "")
 
 
 def metric_names(records: Sequence[Mapping[str, Any]]) -> list[str]:
-    """Every metric name in ``records``: metric keys, then ``usage.*`` fields, in order seen."""
+    """Every metric name in ``records``, each once: metric keys in order seen, then the
+    :data:`AMOUNTS` that only ``usage`` objects carry (records scored before the system layer),
+    then the other ``usage.*`` fields (``usage.steps``). A ``usage`` field that is an amount
+    is that amount's one name, never a ``usage.*`` name of its own."""
     names: dict[str, None] = {}
-    usage: dict[str, None] = {}
+    fields: dict[str, None] = {}
     for record in records:
         metrics = record.get("metrics")
         if isinstance(metrics, Mapping):
             names.update(dict.fromkeys(str(k) for k in metrics))
-        fields = record.get("usage")
-        if isinstance(fields, Mapping):
-            usage.update(dict.fromkeys(f"usage.{k}" for k in fields))
-    return [*names, *usage]
+        usage = record.get("usage")
+        if isinstance(usage, Mapping):
+            fields.update(dict.fromkeys(str(k) for k in usage))
+    amounts = [a for a in AMOUNTS if a in fields and a not in names]
+    others = [f"usage.{k}" for k in fields if k not in AMOUNTS]
+    return [*names, *amounts, *others]
