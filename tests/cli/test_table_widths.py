@@ -189,3 +189,39 @@ def test_cases_lint(
     capsys.readouterr()
     main(["cases", "lint", str(EXAMPLES / "cases.jsonl")])
     _check(capsys.readouterr().out, width, [])
+
+
+@WIDTH
+def test_ablation(
+    width: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The four arms of tests/cli/test_ablation_cli.py's hand-computed example.
+    hand = {"c1": (0.0, 1.0, 3.0, 0.0), "c2": (1.0, 4.0, 4.0, 5.0)}
+    hand |= {"c3": (2.0, 4.0, 4.0, 4.0), "c4": (1.0, 3.0, 5.0, 7.0)}
+    argv = ["ablation"]
+    for k, flag in enumerate(("--baseline", "--a", "--b", "--ab")):
+        records = [
+            {
+                "schema_version": 1,
+                "case_id": case,
+                "run_id": f"run-{case}",
+                "trial": 0,
+                "metrics": {"path_score": scores[k], "goal_success": True},
+                "defects": [],
+            }
+            for case, scores in hand.items()
+        ]
+        path = tmp_path / f"arm{k}.jsonl"
+        path.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in records))
+        argv += [flag, str(path)]
+    argv += ["-m", "path_score", "--resamples", "300"]
+    doc = _json(capsys, *argv)
+    monkeypatch.setenv("COLUMNS", str(width))
+    text = _run(capsys, *argv)
+    numbers = []
+    for name, m in doc["metrics"].items():
+        for effect in m["effects"].values():
+            numbers += [format_value(effect["estimate"], name, True), format_p(effect["p_holm"])]
+            numbers += [format_value(v, name, True) for v in effect["ci"]]
+    assert len(numbers) >= 4 * 4  # at least the four main effects of path_score
+    _check(text, width, [n for n in numbers if n != "-"])
