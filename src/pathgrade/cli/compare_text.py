@@ -10,7 +10,7 @@ from rich.text import Text
 
 from pathgrade.report.display import clip
 from pathgrade.report.fit_table import FitTable
-from pathgrade.report.number_text import format_p, format_value
+from pathgrade.report.number_text import format_p, format_value, paired_cells
 from pathgrade.stats.compare import POWER, Comparison
 from pathgrade.stats.compare_slices import SliceComparison
 from pathgrade.stats.family import CHANGED, IMPROVED, REGRESSED, SECONDARY_MARK
@@ -23,12 +23,6 @@ _COLOURS = {IMPROVED: "green", REGRESSED: "red", CHANGED: "yellow"}
 
 def _coloured(verdict: str) -> Text:
     return Text(verdict, style=_COLOURS.get(verdict.removesuffix(SECONDARY_MARK)) or "")
-
-
-def _interval(low: float | None, high: float | None, name: str) -> str:
-    if low is None and high is None:
-        return "-"
-    return f"[{format_value(low, name, True)}, {format_value(high, name, True)}]"
 
 
 def _statistic_columns(table: FitTable, level: int) -> None:
@@ -55,11 +49,7 @@ def _metrics_table(result: Comparison, title: str) -> FitTable:
             Text(clip(name)),
             m.family,
             m.direction if m.direction != "neither" else "-",
-            str(m.n) + (f" (+{m.undefined} undef.)" if m.undefined else ""),
-            format_value(m.baseline, name),
-            format_value(m.variant, name),
-            format_value(m.diff, name, True),
-            _interval(m.ci[0], m.ci[1], name),
+            *paired_cells(name, m.n, m.undefined, m.baseline, m.variant, m.diff, m.ci),
             m.test or "-",
             format_p(m.p_value),
             format_p(m.p_holm),
@@ -160,11 +150,15 @@ def _slices_table(result: Comparison, slices: SliceComparison) -> FitTable:
             table.add_row(
                 Text(clip(name)) if i == 0 else "",
                 "(none)" if s.key is None else Text(clip(str(s.key))),
-                str(s.n) + (f" (+{s.undefined} undef.)" if s.undefined else ""),
-                format_value(s.baseline, name),
-                format_value(s.variant, name),
-                format_value(s.diff, name, True),
-                _interval(s.low, s.high, name) if s.tested else "-",
+                *paired_cells(
+                    name,
+                    s.n,
+                    s.undefined,
+                    s.baseline,
+                    s.variant,
+                    s.diff,
+                    (s.low, s.high) if s.tested else (None, None),
+                ),
                 format_p(s.p_value),
                 format_p(s.p_holm),
                 _coloured(row.verdict),

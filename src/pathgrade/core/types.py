@@ -58,6 +58,7 @@ from pathgrade.core.path_ids import check_path_ids
 from pathgrade.core.plain_steps import template
 from pathgrade.core.step_paths import REFUSED, refuse
 from pathgrade.core.step_paths import path as step_path
+from pathgrade.core.step_text import format_step, parse_step_shorthand
 
 __all__ = [
     "INT64_MAX",
@@ -86,6 +87,8 @@ __all__ = [
     "Step",
     "ToolKind",
     "Usage",
+    "format_step",
+    "parse_step_shorthand",
 ]
 
 
@@ -193,29 +196,6 @@ def grammar_field(step: Step) -> str | None:
     if step.group is not None:
         return "group"
     return None
-
-
-def parse_step_shorthand(text: str) -> dict[str, Any]:
-    """``"refund:A17"`` -> ``{"tool": "refund", "arguments": ["A17"]}``; ``"noop"`` -> no args."""
-    tool, sep, arg = text.partition(":")
-    tool = tool.strip()
-    if not tool:
-        raise ValueError(f"step shorthand {text!r} has no tool name")
-    return {"tool": tool, "arguments": [arg] if sep else {}}
-
-
-def format_step(step: Step) -> str:
-    """A compact human form: ``refund:A17`` for one positional argument, else ``tool(k=v, ...)``."""
-    args = step.arguments
-    if isinstance(args, list):
-        if not args:
-            return step.tool
-        if len(args) == 1 and isinstance(args[0], str):
-            return f"{step.tool}:{args[0]}"
-        return f"{step.tool}({', '.join(repr(a) for a in args)})"
-    if not args:
-        return step.tool
-    return f"{step.tool}({', '.join(f'{k}={v!r}' for k, v in args.items())})"
 
 
 #: An agent's name, as ingest records it in ``Step.metadata["agent"]``.

@@ -161,10 +161,10 @@ class FitTable:
     def layout(self, console: Console, options: ConsoleOptions) -> tuple[list[int], list[int]]:
         """The kept columns and their widths at ``options.max_width`` (empty: stacked)."""
         kept = list(range(len(self.columns)))
+        bounds = [self._bounds(k) for k in kept]  # of every column, read once
         while kept:
-            bounds = [self._bounds(k) for k in kept]
             budget = options.max_width - self._chrome(console, options, kept)
-            widths = self._widths(budget, bounds)
+            widths = self._widths(budget, [bounds[k] for k in kept])
             if widths is not None:
                 return kept, widths
             droppable = [k for k in kept if self.columns[k].drop > 0]

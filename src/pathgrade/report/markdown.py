@@ -17,7 +17,7 @@ from typing import Any
 
 from pathgrade.metrics import catalogue
 from pathgrade.report.display import visible
-from pathgrade.report.number_text import format_p, format_value
+from pathgrade.report.number_text import format_interval, format_p, format_value, paired_cells
 from pathgrade.stats.compare import Comparison
 
 __all__ = [
@@ -57,12 +57,6 @@ def _better(name: str) -> str:
     return row.direction if row.direction != "neither" else "-"
 
 
-def _interval(low: Any, high: Any, name: str, signed: bool = False) -> str:
-    if low is None and high is None:
-        return "-"
-    return f"[{format_value(low, name, signed)}, {format_value(high, name, signed)}]"
-
-
 def summary_markdown(summary: Mapping[str, Any], title: str = "pathgrade score") -> str:
     """``score``'s summary: the table over cases (mean of per-case means, interval, cases,
     runs, undefined, better), the system amounts, the defect counts."""
@@ -75,7 +69,7 @@ def summary_markdown(summary: Mapping[str, Any], title: str = "pathgrade score")
         [
             md_cell(name),
             format_value(row["mean"], name),
-            _interval(row["low"], row["high"], name),
+            format_interval(row["low"], row["high"], name),
             str(row["n_cases"]),
             str(row["runs"]),
             str(row["undefined"]),
@@ -125,11 +119,7 @@ def comparison_markdown(result: Comparison, baseline: str, variant: str) -> str:
             md_cell(name),
             m.family,
             m.direction if m.direction != "neither" else "-",
-            str(m.n) + (f" (+{m.undefined} undef.)" if m.undefined else ""),
-            format_value(m.baseline, name),
-            format_value(m.variant, name),
-            format_value(m.diff, name, True),
-            _interval(m.ci[0], m.ci[1], name, True),
+            *paired_cells(name, m.n, m.undefined, m.baseline, m.variant, m.diff, m.ci),
             md_cell(m.test or "-"),
             format_p(m.p_value),
             format_p(m.p_holm),

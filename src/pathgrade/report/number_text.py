@@ -34,12 +34,14 @@ from pathgrade.metrics import catalogue
 
 __all__ = [
     "DIGITS",
+    "format_interval",
     "format_metric",
     "format_number",
     "format_p",
     "format_signed",
     "format_value",
     "metric_unit",
+    "paired_cells",
     "unit_label",
 ]
 
@@ -156,6 +158,27 @@ def format_value(value: Any, name: str, signed: bool = False) -> str:
     if signed and number > 0 and text.strip("0.,"):
         return f"+{text}"
     return text
+
+
+def format_interval(low: Any, high: Any, name: str, signed: bool = False) -> str:
+    """``[low, high]`` of metric ``name`` (:func:`format_value`), ``-`` without bounds."""
+    if low is None or high is None:
+        return "-"
+    return f"[{format_value(low, name, signed)}, {format_value(high, name, signed)}]"
+
+
+def paired_cells(
+    name: str, n: int, undefined: int, baseline: Any, variant: Any, diff: Any, ci: Any
+) -> list[str]:
+    """The cells of a paired comparison of metric ``name`` in every table (terminal and
+    Markdown): pairs (``(+k undef.)``), both means, the signed difference, its interval."""
+    return [
+        str(n) + (f" (+{undefined} undef.)" if undefined else ""),
+        format_value(baseline, name),
+        format_value(variant, name),
+        format_value(diff, name, True),
+        format_interval(ci[0], ci[1], name, True),
+    ]
 
 
 def format_p(value: Any) -> str:

@@ -15,15 +15,14 @@ from rich.text import Text
 
 from pathgrade.report.display import clip
 from pathgrade.report.fit_table import FitTable
-from pathgrade.report.number_text import format_value
+from pathgrade.report.number_text import format_interval, format_value
 
 __all__ = ["render_case_table", "render_slices", "render_system"]
 
 
 def _interval(low: float | None, high: float | None, name: str) -> Text:
-    if low is None or high is None:
-        return Text("-", style="dim")
-    return Text(f"[{format_value(low, name)}, {format_value(high, name)}]")
+    text = format_interval(low, high, name)
+    return Text(text, style="dim" if text == "-" else "")
 
 
 def _level(summary: Mapping[str, Any]) -> str:
