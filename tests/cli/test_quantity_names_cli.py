@@ -93,7 +93,7 @@ def test_score_json_names_each_amount_once(capsys: pytest.CaptureFixture[str]) -
     assert first["metrics"]["latency_ms"] == first["usage"]["latency_ms"] == 4200.0
 
 
-def test_score_text_names_each_amount_once_per_table(
+def test_score_text_shows_each_amount_once(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("COLUMNS", "160")
@@ -104,9 +104,13 @@ def test_score_text_names_each_amount_once_per_table(
     table = next(i for i, line in enumerate(lines) if line.strip() == "System")
     summary, system = "\n".join(lines[start:table]), "\n".join(lines[table:])
     for name in ONE:
-        assert len(_rows(summary, name)) == 1, name  # the mean of per-case means
-        assert len(_rows(system, name)) == 1, name  # the distribution over runs
-    assert "6,050" in _rows(summary, "latency_ms")[0]
+        # One row, in the System table: its mean of per-case means, percentiles and the
+        # mean's interval; the summary over cases says where it went.
+        assert not _rows(summary, name), name
+        assert len(_rows(system, name)) == 1, name
+    assert "latency_ms, tokens, cost: in the System table below" in summary
+    assert "6,050" in _rows(system, "latency_ms")[0]
+    assert "[6,050, 6,050]" in _rows(system, "latency_ms")[0]  # the mean's 95% CI
 
 
 # --- compare ----------------------------------------------------------------------------------

@@ -127,10 +127,10 @@ def test_slice_table_sorts_by_clicking_a_header(browser: Any, tmp_path: Path) ->
     diff = p.locator("table.slices th", has_text="diff")
     diff.click()  # numbers sort descending first
     assert _slice_column(p, 1) == ["A", SLICE_PAYLOAD, "C"]
-    assert _slice_column(p, 6) == ["10", "3", "-20"]
+    assert _slice_column(p, 6) == ["+10.0", "+3.0", "-20.0"]  # points, signed
     assert "sorted-desc" in (diff.get_attribute("class") or "")
     diff.click()
-    assert _slice_column(p, 6) == ["-20", "3", "10"]
+    assert _slice_column(p, 6) == ["-20.0", "+3.0", "+10.0"]
     assert "sorted-asc" in (diff.get_attribute("class") or "")
     p.locator("table.slices th", has_text="slice").click()  # text sorts ascending first
     assert _slice_column(p, 1) == sorted(["A", SLICE_PAYLOAD, "C"], key=str.lower)

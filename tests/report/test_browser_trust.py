@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from pathgrade.report.html import write_html
-from pathgrade.report.number_text import format_number
+from pathgrade.report.number_text import format_number, format_value, value_rule
 from pathgrade.reporting import build_report, history_report, load_run
 
 from .chromium import open_page, shot
@@ -64,11 +64,13 @@ def test_numbers_as_printed_and_script_agrees(browser: Any, tmp_path: Path) -> N
     out = _report(tmp_path / "numbers.html", numbers_results(tmp_path))
     page = open_page(browser, out)
     p = page.page
-    assert _column(p, "path_score") == list(NUMBERS.values())  # formatted in the page
+    # formatted in the page: path_score is points (1 decimal), whole digits never dropped
+    assert _column(p, "path_score") == ["1,750.0", "1,000.0", "0.0", "1,000,000,000.0"]
+    assert list(NUMBERS.values()) == [format_number(v) for v in NUMBERS]  # issue 21's rule
     # the summary, formatted in Python: mean (1750.001 + 999.99 + 0.000123 + 1e9) / 4
     mean = (1750.001 + 999.99 + 0.000123 + 1e9) / 4  # = 250,000,687.4977808
     row = p.locator("table.summary tr[data-metric='path_score'] td").all_text_contents()
-    assert row[1] == "250,000,687" == format_number(mean)
+    assert row[1] == "250,000,687.5" == format_value(mean, "path_score")  # points: 1 decimal
     p.click("#case-body tr >> nth=0")
     p.wait_for_selector("#case-view:not([hidden])")
     grid = p.text_content("#case-detail .metrics") or ""
@@ -83,6 +85,18 @@ def test_numbers_as_printed_and_script_agrees(browser: Any, tmp_path: Path) -> N
         expected = [format_number(v, digits) for v in values]
         differ = [(v, s, e) for v, s, e in zip(values, shown, expected, strict=True) if s != e]
         assert differ == [], f"{len(differ)} differ at {digits} digits, e.g. {differ[:5]}"
+    # format_value's rule per metric (proportion, points, count, money, general), plain and
+    # signed, against the script's formatValue with the rule the page was given
+    for name in ("tool_accuracy", "path_score", "redundant_steps", "cost", "latency_ms"):
+        rule = value_rule(name)
+        for signed in (False, True):
+            shown = p.evaluate(
+                "([xs, r, s]) => xs.map((x) => window.pathgrade.formatValue(x, r, s))",
+                [values, rule, signed],
+            )
+            expected = [format_value(v, name, signed) for v in values]
+            differ = [(v, s, e) for v, s, e in zip(values, shown, expected, strict=True) if s != e]
+            assert differ == [], f"{name} ({rule}): {len(differ)} differ, e.g. {differ[:5]}"
     specials = p.evaluate(
         "[NaN, Infinity, -Infinity, null, true].map(window.pathgrade.formatNumber)"
     )
@@ -218,7 +232,7 @@ def test_changed_case_shows_both_paths_aligned(
         for r in p.locator("#defect-change tbody tr").all()
     }
     assert changes.get("missing_step") == "+1"
-    assert "path_score of these two runs: baseline 100, variant" in (
+    assert "path_score of these two runs: baseline 100.0, variant" in (
         p.text_content("#pair-metric") or ""
     )
     shot(page, "pair.png", "#pair-view")
@@ -238,7 +252,7 @@ def test_history_page(browser: Any, tmp_path: Path) -> None:
     first = p.locator("section[data-metric='path_score']")
     assert first.locator("svg.history circle.dot").count() == 3
     means = first.locator("table.history tbody tr td:nth-child(2)").all_text_contents()
-    assert means == ["87.5", "93.75", "87.5"]  # worked out in trust_data.history_store
+    assert means == ["87.5", "93.8", "87.5"]  # trust_data.history_store: 93.75, points 1 decimal
     assert first.locator("svg.history line.changed").count() == 1  # h3: other penalties
     assert p.locator("#runs tr.scoring-changed").count() == 1
     assert p.locator("script").count() == 0

@@ -69,7 +69,8 @@ def test_rows_of_a_panel_share_one_axis_with_a_zero_line() -> None:
     ticks = [t.text for t in share.iter(f"{SVG}text") if t.attrib.get("class") == "tick-label"]
     assert ticks == ["-0.5", "-0.25", "0", "+0.25", "+0.5"]
     values = [t.text for t in share.iter(f"{SVG}text") if t.attrib.get("class") == "values"]
-    assert values == ["+0.1 [0, +0.2]: improved", "-0.05 [-0.3, +0.2]: regressed"]
+    # each metric's values as every table writes them (proportions: 3 decimals, signed)
+    assert values == ["+0.100 [0.000, +0.200]: improved", "-0.050 [-0.300, +0.200]: regressed"]
     assert len(root.findall(f".//{SVG}line[@class='zero']")) == 5  # one per panel
 
 

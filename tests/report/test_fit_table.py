@@ -75,6 +75,17 @@ def test_cells_are_never_markup() -> None:
     assert "[bold]x[/bold]" in _render(table, 80)
 
 
+def test_titles_and_captions_are_never_markup() -> None:
+    # A title may carry case data (split's field name): text, in the wide and stacked forms.
+    table = FitTable("split by [red]field[/red]", caption="[b]c[/b]")
+    table.add_column("split")
+    table.add_column("cases", "right")
+    table.add_row("train", "12")
+    text = _render(table, 80)
+    # as markup, "[red]" and "[b]" would be styles and vanish from the text
+    assert "[red]" in text and "[/r" in text and "[b]c[/b]" in text, text
+
+
 VALUE = st.from_regex(r"[A-Za-z0-9_.,:+\-]{1,18}", fullmatch=True)
 WORDS = st.lists(st.from_regex(r"[a-z0-9@\-]{1,12}", fullmatch=True), min_size=1, max_size=6)
 

@@ -217,7 +217,7 @@ def test_history_page_escapes_names_and_is_written(tmp_path: Path) -> None:
     assert out.read_text("utf-8") == page
     assert "<img" not in page and "&lt;img" in page
     assert "script-src 'none'" in page and "<script" not in page
-    assert re.search(r"<td class=\"num\">100</td>.*<td class=\"num\">50</td>", page, re.S)
+    assert re.search(r"<td class=\"num\">100.0</td>.*<td class=\"num\">50.0</td>", page, re.S)
 
 
 def test_side_by_side_paths_are_escaped_on_the_page() -> None:

@@ -11,7 +11,7 @@ import pytest
 
 from pathgrade.cli.main import main
 from pathgrade.report.markdown import md_cell, md_table, publish
-from pathgrade.report.number_text import format_p, format_value
+from pathgrade.report.number_text import format_interval, format_p, format_value
 
 EXAMPLES = Path(__file__).parents[2] / "examples"
 SCORE = ["score", str(EXAMPLES / "cases.jsonl"), str(EXAMPLES / "runs.jsonl")]
@@ -39,14 +39,22 @@ def test_score_markdown_has_the_numbers_of_the_text_and_the_json(
     text = capsys.readouterr().out
     rows = _rows(target.read_text())
     assert target.read_text().startswith("### pathgrade score: 4 cases, 8 runs")
+    amounts = ("latency_ms", "tokens", "cost")
     for name, row in summary["by_case"].items():
         mean = format_value(row["mean"], name)
-        interval = f"[{format_value(row['low'], name)}, {format_value(row['high'], name)}]"
-        interval = "-" if row["low"] is None else interval
+        interval = format_interval(row["low"], row["high"], name)
+        if name in amounts:  # one place for an amount: the System table, with its mean's CI
+            lines = [t for t in text.splitlines() if t.startswith(f"{name} ") and "(" not in t]
+            assert name not in rows and not lines, name
+            system_row = rows[f"{name} ({summary['system'][name]['unit']})"]
+            assert [system_row[0], system_row[-1]] == [mean, interval], name
+            continue
         assert rows[name][:2] == [mean, interval], name
         line = next(t for t in text.splitlines() if t.startswith(f"{name} "))
         assert mean in line.split() and interval in line, name
     assert rows["path_score"][:2] == ["76.9", "[61.9, 87.5]"]  # 1 decimal: points
+    # a count's mean and its interval: one precision
+    assert rows["redundant_steps"][:2] == ["0.313", "[0.000, 0.750]"]
     assert rows["latency_ms (ms)"][0] == "6,050"  # the system table, grouped
 
 
@@ -71,7 +79,7 @@ def test_compare_markdown_has_the_numbers_of_the_json(
             format_value(m["baseline"], name),
             format_value(m["variant"], name),
             format_value(m["diff"], name, True),
-            f"[{format_value(m['ci'][0], name, True)}, {format_value(m['ci'][1], name, True)}]",
+            format_interval(m["ci"][0], m["ci"][1], name, True),
         ], name
         assert row[8:10] == [format_p(m["p_value"]), format_p(m["p_holm"])]
         assert row[10] == md_cell(m["verdict"])

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from pathgrade.cli.main import main
 from pathgrade.core.types import Case
 from pathgrade.report.html import render_html
-from pathgrade.report.number_text import format_number
+from pathgrade.report.number_text import format_interval
 from pathgrade.reporting import LoadedRun, SliceOptions, build_report
 from pathgrade.stats.bootstrap import bootstrap_mean_ci, case_mean_interval
 
@@ -96,7 +96,7 @@ def test_summary_page_shows_cases_and_runs(tmp_path: Path) -> None:
         resamples=300,
         rng=3,
     )
-    assert cells[2] == f"[{format_number(expected.low)}, {format_number(expected.high)}]"
+    assert cells[2] == format_interval(expected.low, expected.high, "path_score")
     assert cells[3:7] == ["points", "12", "35", "1"]  # unit, n cases, runs, undefined runs
 
 
@@ -128,12 +128,12 @@ def test_paired_slice_table(sliced: tuple[str, str], tmp_path: Path) -> None:
     assert [r[0] for r in rows] == ["A", SLICE_PAYLOAD, "C"]  # first appearance
     a, payload, c = rows
     # slice, n, undefined, baseline, variant, diff, CI, p, p (Holm)
-    assert a[1:6] == ["6", "0", "52.5", "62.5", "10"]  # baseline 50..55: mean 52.5
-    assert a[6] == "[10, 10]"  # every difference is 10
-    assert a[7:9] == ["0.0312", "0.0625"]
-    assert payload[1] == "5" and payload[5] == "3"  # mean of 1..5
+    assert a[1:6] == ["6", "0", "52.5", "62.5", "+10.0"]  # baseline 50..55: mean 52.5
+    assert a[6] == "[+10.0, +10.0]"  # every difference is 10
+    assert a[7:9] == ["0.0313", "0.0625"]  # 1/32: half away from zero, as the terminal
+    assert payload[1] == "5" and payload[5] == "+3.0"  # mean of 1..5
     assert payload[7:9] == ["0.0625", "0.0625"]
-    assert c[1] == "2" and c[5] == "-20" and c[6] == "-"
+    assert c[1] == "2" and c[5] == "-20.0" and c[6] == "-"
     assert c[7] == "untested (n < 5)"
     assert page.count('class="untested"') == 1
 
@@ -145,9 +145,9 @@ def test_single_run_slices_and_min_n(sliced: tuple[str, str], tmp_path: Path) ->
     assert main([*args, "--resamples", "300"]) == 0
     rows = _slice_rows(out.read_text("utf-8"))
     # slice, n cases, undefined, mean, CI: every slice is tested with min n 2
-    assert [r[:4] for r in rows] == [["A", "6", "0", "62.5"], [SLICE_PAYLOAD, "5", "0", "83"],
-                                     ["C", "2", "0", "70"]]  # fmt: skip
-    assert rows[2][4] == "[70, 70]"
+    assert [r[:4] for r in rows] == [["A", "6", "0", "62.5"], [SLICE_PAYLOAD, "5", "0", "83.0"],
+                                     ["C", "2", "0", "70.0"]]  # fmt: skip
+    assert rows[2][4] == "[70.0, 70.0]"
 
 
 def test_slices_by_metadata_need_the_cases(
@@ -203,9 +203,9 @@ def test_ablation_section(tmp_path: Path) -> None:
     section = page.split('id="ablation"')[1].split("</section>")[0]
     text = unescape(re.sub(r"<[^>]+>", " ", section))
     words = " ".join(text.split())
-    assert "main effect of A 8 5 [5, 5] 0.0078 0.0234 yes" in words
-    assert "interaction 8 -10 [-10, -10] 0.0078 0.0234 yes" in words
-    assert "B with A present (RAB - RA) 8 0 [0, 0]" in words
+    assert "main effect of A 8 +5.0 [+5.0, +5.0] 0.0078 0.0234 yes" in words
+    assert "interaction 8 -10.0 [-10.0, -10.0] 0.0078 0.0234 yes" in words
+    assert "B with A present (RAB - RA) 8 0.0 [0.0, 0.0]" in words
     assert "B's gain disappears when A is present; A's gain disappears when B is present" in words
 
 
@@ -250,6 +250,6 @@ def test_slices_of_the_examples_by_a_case_field_from_the_cases_file(tmp_path: Pa
     # order "total": refund-A17 (82.5 -> 90), refund-B22 (55 -> 100), mars-temp (90 -> 90):
     # diff (7.5 + 45 + 0) / 3 = 17.5; "partial": report-outage 80 -> 100
     assert [r[:6] for r in rows] == [
-        ["total", "3", "0", "75.83", "93.33", "17.5"],
-        ["partial", "1", "0", "80", "100", "20"],
+        ["total", "3", "0", "75.8", "93.3", "+17.5"],  # points: 1 decimal, diff signed
+        ["partial", "1", "0", "80.0", "100.0", "+20.0"],
     ]

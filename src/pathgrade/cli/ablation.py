@@ -28,7 +28,7 @@ def render_ablation(console: Console, result: Ablation) -> None:
 
     from pathgrade.report.display import clip
     from pathgrade.report.fit_table import FitTable
-    from pathgrade.report.number_text import format_p, format_value
+    from pathgrade.report.number_text import format_interval, format_p, format_value
     from pathgrade.stats.ablation import EFFECT_LABELS, EFFECTS
 
     level = round(result.confidence * 100)
@@ -50,7 +50,7 @@ def render_ablation(console: Console, result: Ablation) -> None:
                 EFFECT_LABELS[key],
                 str(m.n) + (f" (+{m.undefined} undef.)" if m.undefined and i == 0 else ""),
                 format_value(e.estimate, name, True),
-                f"[{format_value(e.ci[0], name, True)}, {format_value(e.ci[1], name, True)}]",
+                format_interval(e.ci[0], e.ci[1], name, True),
                 format_p(e.p_value),
                 format_p(e.p_holm),
                 "yes" if e.detected else "",

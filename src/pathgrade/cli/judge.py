@@ -187,17 +187,12 @@ def judge_command(
         _render(Console(soft_wrap=True), document)
 
 
-def _fmt(value: Any) -> str:
-    if value is None:
-        return "—"
-    return f"{value:.3f}" if isinstance(value, float) else str(value)
-
-
 def _render(console: Console, doc: dict[str, Any]) -> None:
-    from rich.table import Table
     from rich.text import Text
 
     from pathgrade.judge.summary import OFFLINE_NOTICE
+    from pathgrade.report.fit_table import FitTable
+    from pathgrade.report.number_text import format_number, format_share, format_value
 
     if doc["mode"] == "offline":
         console.print(OFFLINE_NOTICE, markup=False, style="bold yellow")
@@ -207,20 +202,22 @@ def _render(console: Console, doc: dict[str, Any]) -> None:
         f" seed {judge['seed']}); prompts {', '.join(doc['prompts']) or '-'}",
         markup=False,
     )
-    table = Table(title=f"judged metrics over {doc['runs']} runs")
-    for column in ("metric", "mean", "n", "undefined", "not computed"):
-        table.add_column(column, justify="left" if column == "metric" else "right")
+    table = FitTable(f"judged metrics over {doc['runs']} runs")
+    table.add_column("metric")
+    table.add_column("mean", "right")
+    for column, drop in (("n", 3), ("undefined", 2), ("not computed", 1)):
+        table.add_column(column, "right", drop=drop)
     for name, row in doc["metrics"].items():
         table.add_row(
-            Text(clip(name)), _fmt(row["mean"]), str(row["n"]), str(row["undefined"]),
-            str(row["not_computed"]),
+            Text(clip(name)), format_value(row["mean"], name), str(row["n"]),
+            str(row["undefined"]), str(row["not_computed"]),
         )  # fmt: skip
     console.print(table)
     if doc["judged_trajectory"]["n"]:
         trajectory = doc["judged_trajectory"]
         console.print(
             f"judged trajectory (separate from path metrics): accurate"
-            f" {_fmt(trajectory['accurate_rate'])} over {trajectory['n']} runs",
+            f" {format_share(trajectory['accurate_rate'])} over {trajectory['n']} runs",
             markup=False,
         )
     calls, cache = doc["calls"], doc["cache"]
@@ -228,12 +225,12 @@ def _render(console: Console, doc: dict[str, Any]) -> None:
         f"items {doc['items']}: judged {doc['judged']}, judge_error {doc['judge_errors']},"
         f" skipped {len(doc['skipped'])}; requests {calls['requests']}, retries"
         f" {calls['retries']}, repairs {calls['repairs']}; tokens"
-        f" {calls['prompt_tokens']}+{calls['completion_tokens']}"
+        f" {format_number(calls['prompt_tokens'])}+{format_number(calls['completion_tokens'])}"
     )
     if calls["cost"] is not None:
-        line += f", cost {calls['cost']:.4f}"
+        line += f", cost {format_value(calls['cost'], 'cost')}"
     if cache is not None:
-        line += f"; cache hit rate {_fmt(cache['hit_rate'])} ({cache['hits']}/"
+        line += f"; cache hit rate {format_share(cache['hit_rate'])} ({cache['hits']}/"
         line += f"{cache['hits'] + cache['misses']})"
     console.print(line, markup=False)
     for error in doc["errors"][:20]:
@@ -252,11 +249,12 @@ def judge_agreement_command(
     """Agreement of judge verdicts with expert labels: kappa, alpha, confusion matrices."""
     import orjson
     from rich.console import Console
-    from rich.table import Table
     from rich.text import Text
 
     from pathgrade.io.cases import load_runs
     from pathgrade.judge.agreement import judge_agreement
+    from pathgrade.report.fit_table import FitTable
+    from pathgrade.report.number_text import format_share
 
     expert_runs = load_runs(labels).items
     judged_runs = load_runs(judged).items
@@ -265,14 +263,15 @@ def judge_agreement_command(
         sys.stdout.buffer.write(orjson.dumps(report, option=orjson.OPT_INDENT_2) + b"\n")
         return
     console = Console(soft_wrap=True)
-    table = Table(title="judge agreement with expert labels")
-    for column in ("field", "n", "missing", "agreement", "kappa", "alpha"):
-        table.add_column(column, justify="left" if column == "field" else "right")
+    table = FitTable("judge agreement with expert labels")
+    table.add_column("field")
+    for column, drop in (("n", 0), ("missing", 1), ("agreement", 0), ("kappa", 0), ("alpha", 0)):
+        table.add_column(column, "right", drop=drop)
     for row in report["fields"]:
         table.add_row(
             Text(clip(row["field"])), str(row["n"]), str(row["missing"]),
-            _fmt(row["observed_agreement"]), _fmt(row["cohen_kappa"]),
-            _fmt(row["krippendorff_alpha"]),
+            format_share(row["observed_agreement"]), format_share(row["cohen_kappa"]),
+            format_share(row["krippendorff_alpha"]),
         )  # fmt: skip
     console.print(table)
     for row in report["fields"]:

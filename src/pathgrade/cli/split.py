@@ -127,11 +127,12 @@ def split_command(
 
 
 def _render(console: Console, document: dict[str, Any]) -> None:
-    from rich.table import Table
+    from pathgrade.report.fit_table import FitTable
 
-    table = Table(title=f"split by {document['by']} '{document['field']}', seed {document['seed']}")
-    for column in ("split", "ratio", "cases", f"{document['field']} values"):
-        table.add_column(column, justify="left" if column == "split" else "right")
+    table = FitTable(f"split by {document['by']} '{document['field']}', seed {document['seed']}")
+    table.add_column("split")
+    for column in ("ratio", "cases", f"{document['field']} values"):
+        table.add_column(column, "right")
     for name, size in document["splits"].items():
         ratio = document["ratios"][name]
         table.add_row(name, f"{ratio:g}", str(size["cases"]), str(size["groups"]))

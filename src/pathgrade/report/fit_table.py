@@ -112,8 +112,9 @@ class FitTable:
 
     def _table(self, kept: Sequence[int], widths: Sequence[int], bare: bool = False) -> Table:
         table = Table(
-            title=None if bare else self.title,
-            caption=None if bare else self.caption,
+            # a str title or caption is text, never markup (it may carry case data)
+            title=None if bare or self.title is None else _text(self.title),
+            caption=None if bare or self.caption is None else _text(self.caption),
             box=self.box,
             show_edge=not self.compact,
             pad_edge=not self.compact,

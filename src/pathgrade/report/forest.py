@@ -18,7 +18,7 @@ from typing import Any
 
 from pathgrade.metrics import catalogue
 from pathgrade.report.display import visible
-from pathgrade.report.number_text import format_signed
+from pathgrade.report.number_text import format_interval, format_signed, format_value
 from pathgrade.report.svg import (
     GREY,
     VERDICT_COLOURS,
@@ -118,8 +118,8 @@ def _panel(panel: Panel, top: float, level: int) -> tuple[list[str], float]:
         y = body_top + ROW_H * i + ROW_H / 2
         colour = VERDICT_COLOURS.get(row.verdict, GREY)
         text = (
-            f"{format_signed(row.diff)} [{format_signed(row.low)}, {format_signed(row.high)}]"
-            f": {row.verdict or '-'}"
+            f"{format_value(row.diff, row.metric, True)}"
+            f" {format_interval(row.low, row.high, row.metric, True)}: {row.verdict or '-'}"
         )
         parts += [
             f'<g class="row" data-metric="{_attr(row.metric)}">',

@@ -20,7 +20,7 @@ from typing import Any
 from pathgrade._version import __version__
 from pathgrade.report.forest import forest_plot
 from pathgrade.report.latency_chart import latency_chart
-from pathgrade.report.number_text import DIGITS, metric_unit
+from pathgrade.report.number_text import DIGITS, metric_unit, value_rule
 from pathgrade.report.page_data import ReportData
 from pathgrade.report.step_flags import flag_table
 from pathgrade.report.svg import risk_coverage_plot
@@ -46,16 +46,30 @@ def page_script() -> str:
     return f'(function () {{\n"use strict";\n{body}}})();\n'
 
 
-def _units(data: ReportData) -> dict[str, str]:
-    """The unit written after each metric's value in the case view (only those with one)."""
-    names: dict[str, None] = {}
+def _metric_names(data: ReportData) -> list[str]:
+    """The metrics the page's script writes: the case table's columns and the case view's."""
+    names: dict[str, None] = dict.fromkeys(data.columns)
     for case in data.cases[:1000]:
         names.update(dict.fromkeys(case["metrics"]))
         names.update(dict.fromkeys(f"usage.{u}" for u in case["usage"]))
+    if data.change_metric:
+        names[data.change_metric] = None
+    return list(names)
+
+
+def _units(names: list[str]) -> dict[str, str]:
+    """The unit written after each metric's value in the case view (only those with one)."""
     return {name: unit for name in names if (unit := metric_unit(name))}
 
 
+def _rules(names: list[str]) -> dict[str, str]:
+    """Each metric's number rule (:func:`~pathgrade.report.number_text.value_rule`) for the
+    script's ``formatValue``; ``general`` is the default and left out."""
+    return {name: rule for name in names if (rule := value_rule(name)) != "general"}
+
+
 def _blob(data: ReportData) -> dict[str, Any]:
+    names = _metric_names(data)
     return {
         "run": data.run_name,
         "baseline": data.baseline_name,
@@ -63,7 +77,8 @@ def _blob(data: ReportData) -> dict[str, Any]:
         "cases": data.cases,
         "confidence": data.confidence,
         "digits": DIGITS,
-        "units": _units(data),
+        "units": _units(names),
+        "rules": _rules(names),
         "flags": flag_table(),
         "pairs": data.pairs,
         "change_metric": data.change_metric,

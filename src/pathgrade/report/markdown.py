@@ -18,6 +18,7 @@ from typing import Any
 from pathgrade.metrics import catalogue
 from pathgrade.report.display import visible
 from pathgrade.report.number_text import format_interval, format_p, format_value, paired_cells
+from pathgrade.report.summary_text import system_amounts
 from pathgrade.stats.compare import Comparison
 
 __all__ = [
@@ -57,10 +58,17 @@ def _better(name: str) -> str:
     return row.direction if row.direction != "neither" else "-"
 
 
+def _mean_interval(row: Mapping[str, Any], name: str) -> str:
+    """The interval over cases of a system amount's mean, ``-`` when not computed."""
+    low, high = (row.get("ci") or {}).get("mean") or (None, None)
+    return format_interval(low, high, name)
+
+
 def summary_markdown(summary: Mapping[str, Any], title: str = "pathgrade score") -> str:
     """``score``'s summary: the table over cases (mean of per-case means, interval, cases,
     runs, undefined, better), the system amounts, the defect counts."""
-    by_case: Mapping[str, Mapping[str, Any]] = summary.get("by_case") or {}
+    amounts = system_amounts(summary)
+    by_case = {k: v for k, v in (summary.get("by_case") or {}).items() if k not in amounts}
     cases = max((row["n_cases"] for row in by_case.values()), default=0)
     interval = summary.get("interval") or {}
     level = f"{round(100 * float(interval.get('confidence', 0.95)), 1):g}%"
@@ -84,8 +92,6 @@ def summary_markdown(summary: Mapping[str, Any], title: str = "pathgrade score")
         f"mean of per-case means; {level} CI: bootstrap over cases"
         f" ({interval.get('resamples', '?')} resamples, seed {interval.get('seed', '?')})",
     ]
-    system = summary.get("system") or {}
-    amounts = {k: v for k, v in system.items() if isinstance(v, Mapping) and "runs" in v}
     if amounts:
         statistics = ("mean", "p50", "p95", "p99", "max")
         rows = [
@@ -94,13 +100,12 @@ def summary_markdown(summary: Mapping[str, Any], title: str = "pathgrade score")
                 *(format_value(row.get(s), name) for s in statistics),
                 str(row["runs"]),
                 str(row["unknown"]),
+                _mean_interval(row, name),
             ]
             for name, row in amounts.items()
         ]
-        lines += [
-            "",
-            *md_table(["amount", *statistics, "runs", "unknown"], [False] + [True] * 7, rows),
-        ]
+        headers = ["amount", *statistics, "runs", "unknown", f"mean {level} CI"]
+        lines += ["", *md_table(headers, [False] + [True] * 8, rows)]
     defects = summary.get("defects")
     if defects:
         shown = ", ".join(f"{md_cell(k)} {v}" for k, v in sorted(defects.items()))

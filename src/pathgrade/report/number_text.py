@@ -38,11 +38,13 @@ __all__ = [
     "format_metric",
     "format_number",
     "format_p",
+    "format_share",
     "format_signed",
     "format_value",
     "metric_unit",
     "paired_cells",
     "unit_label",
+    "value_rule",
 ]
 
 #: Significant digits of every number the report shows.
@@ -140,31 +142,85 @@ def format_value(value: Any, name: str, signed: bool = False) -> str:
     if value is None or isinstance(value, bool) or not isinstance(value, Real):
         return format_number(value)
     number = float(value)
-    if math.isnan(number) or math.isinf(number):
-        return format_number(value)
-    row = catalogue.find(name)
-    if row is None:
-        text = format_number(value)
-    elif row.kind in ("proportion", "binary"):
+    rule = value_rule(name)
+    if math.isnan(number) or math.isinf(number) or abs(number) >= FIXED_BELOW:
+        rule = "general"
+    if rule == "fixed3":
         text = _fixed(number, 3, False)
-    elif row.unit == "points":
+    elif rule == "fixed1":
         text = _fixed(number, 1, False)
-    elif row.kind == "count":
+    elif rule == "count":
         text = _fixed(number, 0 if number.is_integer() else 3, False)
-    elif row.unit in MONEY_UNITS and abs(number) >= 1:
+    elif rule == "money" and abs(number) >= 1:
         text = _fixed(number, 2, False)
     else:
-        text = format_number(value)
+        return format_signed(value) if signed else format_number(value)
     if signed and number > 0 and text.strip("0.,"):
         return f"+{text}"
     return text
 
 
+#: From this magnitude every rule writes the value as :func:`format_number` does (scientific
+#: from 1e15), so that no fixed-decimal form grows past what a reader can take in.
+FIXED_BELOW = 1e15
+
+
+def value_rule(name: str) -> str:
+    """Which rule of :func:`format_value` writes metric ``name``: ``fixed3`` (proportion,
+    binary), ``fixed1`` (points), ``count``, ``money`` or ``general``. The report's script
+    receives this per metric and applies the same rule (``formatValue``)."""
+    row = catalogue.find(name)
+    if row is None:
+        return "general"
+    if row.kind in ("proportion", "binary"):
+        return "fixed3"
+    if row.unit == "points":
+        return "fixed1"
+    if row.kind == "count":
+        return "count"
+    return "money" if row.unit in MONEY_UNITS else "general"
+
+
+def format_share(value: Any) -> str:
+    """A share or an agreement coefficient that is no catalogue metric (kappa, alpha, a hit
+    rate): 3 decimals, as a proportion metric is written; ``-`` when undefined.
+
+    >>> format_share(0.66666), format_share(-0.0001), format_share(None)
+    ('0.667', '0.000', '-')
+    """
+    if value is None or isinstance(value, bool) or not _reals(value):
+        return format_number(value)
+    return _fixed(float(value), 3, False)
+
+
 def format_interval(low: Any, high: Any, name: str, signed: bool = False) -> str:
-    """``[low, high]`` of metric ``name`` (:func:`format_value`), ``-`` without bounds."""
+    """``[low, high]`` of metric ``name`` (:func:`format_value`), ``-`` without bounds; a
+    count's bounds share one precision (3 decimals when either is not whole).
+
+    >>> format_interval(0, 0.75, "redundant_steps"), format_interval(0, 2, "redundant_steps")
+    ('[0.000, 0.750]', '[0, 2]')
+    """
     if low is None or high is None:
         return "-"
-    return f"[{format_value(low, name, signed)}, {format_value(high, name, signed)}]"
+    row = catalogue.find(name)
+    count = row is not None and row.kind == "count" and _reals(low, high)
+    if count and not (float(low).is_integer() and float(high).is_integer()):
+        # A count's interval is written with one precision: [0.000, 0.750], not [0, 0.750].
+        return f"[{_count_mean(low, signed)}, {_count_mean(high, signed)}]"
+    texts = (format_value(low, name, signed), format_value(high, name, signed))
+    return "-" if texts == ("-", "-") else f"[{texts[0]}, {texts[1]}]"
+
+
+def _reals(*values: Any) -> bool:
+    """Every value is a finite real number (not a bool)."""
+    return all(
+        isinstance(v, Real) and not isinstance(v, bool) and math.isfinite(float(v)) for v in values
+    )
+
+
+def _count_mean(value: Any, signed: bool) -> str:
+    text = _fixed(float(value), 3, False)
+    return f"+{text}" if signed and float(value) > 0 and text.strip("0.,") else text
 
 
 def paired_cells(

@@ -17,7 +17,7 @@ from pathgrade.report.display import clip
 from pathgrade.report.fit_table import FitTable
 from pathgrade.report.number_text import format_interval, format_value
 
-__all__ = ["render_case_table", "render_slices", "render_system"]
+__all__ = ["render_case_table", "render_slices", "render_system", "system_amounts"]
 
 
 def _interval(low: float | None, high: float | None, name: str) -> Text:
@@ -30,12 +30,21 @@ def _level(summary: Mapping[str, Any]) -> str:
     return f"{round(100 * float(interval.get('confidence', 0.95)), 1):g}%"
 
 
+def system_amounts(summary: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
+    """The amounts of ``summary["system"]`` (latency, tokens, cost): each is shown once, in
+    the System table, not also as a row of the summary (issue 32: one number, one place)."""
+    system = summary.get("system") or {}
+    return {k: v for k, v in system.items() if isinstance(v, Mapping) and "runs" in v}
+
+
 def render_case_table(
     console: Console, summary: Mapping[str, Any], better: Callable[[str], Text]
 ) -> None:
     """The headline table: per metric the mean of per-case means, its interval over cases,
-    cases, runs and undefined runs (``better``: which way is better, as a cell)."""
-    by_case: Mapping[str, Mapping[str, Any]] = summary["by_case"]
+    cases, runs and undefined runs (``better``: which way is better, as a cell). The system
+    amounts are left to :func:`render_system`, which has their mean and its interval too."""
+    elsewhere = system_amounts(summary)
+    by_case = {k: v for k, v in summary["by_case"].items() if k not in elsewhere}
     interval = summary.get("interval") or {}
     cases = max((row["n_cases"] for row in by_case.values()), default=0)
     level = _level(summary)
@@ -64,6 +73,8 @@ def render_case_table(
             style="dim",
         )
     )
+    if elsewhere:
+        console.print(Text(f"{', '.join(elsewhere)}: in the System table below", style="dim"))
 
 
 def render_slices(console: Console, summary: Mapping[str, Any]) -> None:
@@ -102,16 +113,17 @@ def render_slices(console: Console, summary: Mapping[str, Any]) -> None:
 _SYSTEM_STATISTICS = ("mean", "p50", "p95", "p99", "max")
 #: Which statistics a narrow terminal leaves out first (highest first; 0: never).
 _SYSTEM_DROP = {"p99": 3, "p50": 2, "max": 1}
+#: The intervals over cases a System table shows when computed, and when they go.
+_SYSTEM_INTERVALS = {"mean": 6, "p95": 7}
 
 
 def render_system(console: Console, summary: Mapping[str, Any]) -> None:
     """``summary["system"]``: per amount (latency, tokens, cost) its mean of per-case means,
     percentiles and max over runs, runs and unknown runs, the p95's interval over cases when
     computed, and why costs are unknown."""
-    system = summary.get("system")
-    if not system:
+    amounts = system_amounts(summary)
+    if not amounts:
         return
-    amounts = {k: v for k, v in system.items() if isinstance(v, Mapping) and "runs" in v}
     with_ci = any("ci" in row for row in amounts.values())
     table = FitTable("System")
     table.add_column("amount")
@@ -120,14 +132,16 @@ def render_system(console: Console, summary: Mapping[str, Any]) -> None:
     table.add_column("runs", "right", drop=4)
     table.add_column("unknown", "right", drop=5)
     if with_ci:
-        table.add_column(f"p95 {_level(summary)} CI", "right", drop=6)
+        for stat, drop in _SYSTEM_INTERVALS.items():
+            table.add_column(f"{stat} {_level(summary)} CI", "right", drop=drop)
     for name, row in amounts.items():
         cells = [Text(clip(f"{name} ({row['unit']})"))]
         cells += [Text(format_value(row.get(stat), name)) for stat in _SYSTEM_STATISTICS]
         cells += [Text(str(row["runs"])), Text(str(row["unknown"]))]
         if with_ci:
-            low, high = row.get("ci", {}).get("p95") or (None, None)
-            cells.append(_interval(low, high, name))
+            for stat in _SYSTEM_INTERVALS:
+                low, high = row.get("ci", {}).get(stat) or (None, None)
+                cells.append(_interval(low, high, name))
         table.add_row(*cells)
     console.print(table)
     notes = ["mean of per-case means; percentiles over every run (type 7)"]

@@ -1,9 +1,12 @@
 """The Jinja2 environment of the report pages, and what may reach a page unescaped.
 
 Autoescape is on; every ``{{ }}`` value has its direction controls made visible
-(:func:`pathgrade.report.display.visible`). Filters write numbers with the one rule of
-:mod:`pathgrade.report.number_text`: ``num``, ``signed`` (a difference), ``metric(name)``
-(with the catalogue's unit), ``unit`` (a unit column), ``fmt_p`` (p-values). Only our own
+(:func:`pathgrade.report.display.visible`). Filters write numbers with the rules of
+:mod:`pathgrade.report.number_text`, the terminal's: ``value(name[, signed])`` (a value of
+metric ``name``, :func:`format_value`), the global ``interval(low, high, name[, signed])``,
+``num`` (a count or a number of no metric), ``signed`` (a difference of no metric),
+``metric(name)`` (with the catalogue's unit), ``unit`` (a unit column), ``fmt_p`` (p-values,
+:func:`format_p`). Only our own
 stylesheet, script and SVG (escaped where it is built) pass :func:`trusted`; the case data
 passes :func:`json_for_script`.
 """
@@ -12,7 +15,6 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import math
 from importlib import resources
 from typing import Any
 
@@ -21,9 +23,17 @@ import orjson
 from markupsafe import Markup
 
 from pathgrade.report.display import DIRECTION_CONTROLS, visible
-from pathgrade.report.number_text import format_metric, format_number, format_signed, unit_label
+from pathgrade.report.number_text import (
+    format_interval,
+    format_metric,
+    format_number,
+    format_p,
+    format_signed,
+    format_value,
+    unit_label,
+)
 
-__all__ = ["TEMPLATES", "environment", "fmt_p", "json_for_script", "script_hash", "trusted"]
+__all__ = ["TEMPLATES", "environment", "json_for_script", "script_hash", "trusted"]
 
 TEMPLATES = resources.files("pathgrade.report") / "templates"
 _SCRIPT_ESCAPES = {
@@ -47,13 +57,6 @@ def json_for_script(value: Any) -> Markup:
     return Markup(text)  # escaped for this context above
 
 
-def fmt_p(value: Any) -> str:
-    """A p-value: 4 decimals, below 0.0001 two significant digits in scientific notation."""
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return "-"
-    return f"{value:.2e}" if value < 1e-4 else f"{value:.4f}"
-
-
 def _shown(value: Any) -> Any:
     """Every ``{{ }}`` value of a page: text with its direction controls made visible;
     our own markup is left as it is."""
@@ -75,7 +78,9 @@ def environment() -> jinja2.Environment:
     env.filters["num"] = format_number
     env.filters["signed"] = format_signed
     env.filters["metric"] = format_metric
-    env.filters["fmt_p"] = fmt_p
+    env.filters["value"] = format_value
+    env.globals["interval"] = format_interval
+    env.filters["fmt_p"] = format_p
     env.filters["unit"] = unit_label
     return env
 

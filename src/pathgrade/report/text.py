@@ -14,7 +14,12 @@ from pathgrade.metrics import catalogue
 from pathgrade.report.display import clip
 from pathgrade.report.fit_table import FitTable
 from pathgrade.report.number_text import format_value
-from pathgrade.report.summary_text import render_case_table, render_slices, render_system
+from pathgrade.report.summary_text import (
+    render_case_table,
+    render_slices,
+    render_system,
+    system_amounts,
+)
 
 
 def cell(value: Any, name: str = "") -> Text:
@@ -44,8 +49,9 @@ def _run_table(console: Console, summary: Mapping[str, Any]) -> None:
     table.add_column("better", drop=1)
     table.add_column("undefined", "right", drop=2)
     undefined = summary.get("undefined", {})
+    elsewhere = system_amounts(summary)
     for name, value in summary.items():
-        if name in ("runs", "undefined") or isinstance(value, dict | list):
+        if name in ("runs", "undefined") or name in elsewhere or isinstance(value, dict | list):
             continue
         table.add_row(
             Text(clip(name)), cell(value, name), _better(name), Text(str(undefined.get(name, 0)))

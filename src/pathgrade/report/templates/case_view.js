@@ -166,7 +166,7 @@ function retrieval(c, t) {
   });
   var missed = Object.keys(gold).filter(function (g) { return !seen[g]; });
   var metrics = Object.keys(c.metrics).filter(function (m) { return m.indexOf("@") >= 0 || /^(mrr|map|ap|ndcg|recall|precision)/.test(m); })
-    .map(function (m) { return m + " " + show(c.metrics[m]); }).join("; ");
+    .map(function (m) { return m + " " + showValue(m, c.metrics[m]); }).join("; ");
   return section("Retrieval for this query", [metrics ? el("p", { text: metrics }) : null, list,
     el("p", { className: "note", text: missed.length ? "gold not retrieved: " + missed.join(", ") : "every gold item was retrieved" })]);
 }

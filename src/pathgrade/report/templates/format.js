@@ -47,17 +47,40 @@ function formatNumber(x, digits) {
   var text = x.toFixed(Math.max(decimals, 0));
   return grouped(decimals > 0 ? stripZeros(text) : text);
 }
-// For the browser test that compares this rule with Python's; read-only.
-window.pathgrade = Object.freeze({ formatNumber: formatNumber });
+// The rule of pathgrade.report.number_text.format_value, step for step: a metric's rule
+// (DATA.rules, from value_rule: fixed3 for proportions and binary metrics, fixed1 for points,
+// count, money, else general) picks fixed decimals, half away from zero on the exact binary
+// value (toFixed rounds so), -0.000 written 0.000, grouped by thousands; from 1e15, or for a
+// rule with no fixed form (money below 1, general), formatNumber.
+function fixed(x, decimals) {
+  var text = Math.abs(x).toFixed(decimals);
+  return grouped((x < 0 && /[1-9]/.test(text) ? "-" : "") + text);
+}
+function formatValue(x, rule, signed) {
+  if (typeof x !== "number" || !isFinite(x) || Math.abs(x) >= 1e15) rule = "general";
+  var text;
+  if (rule === "fixed3") text = fixed(x, 3);
+  else if (rule === "fixed1") text = fixed(x, 1);
+  else if (rule === "count") text = fixed(x, Number.isInteger(x) ? 0 : 3);
+  else if (rule === "money" && Math.abs(x) >= 1) text = fixed(x, 2);
+  else text = formatNumber(x);
+  return signed && x > 0 && /[1-9]/.test(text) ? "+" + text : text;
+}
+// For the browser test that compares these rules with Python's; read-only.
+window.pathgrade = Object.freeze({ formatNumber: formatNumber, formatValue: formatValue });
 
 function show(value) {
   if (typeof value === "number" || typeof value === "boolean" || value === null || value === undefined) return formatNumber(value);
   if (typeof value === "string") return value;
   return JSON.stringify(value);
 }
+// A value of metric `name` as every table writes it (format_value's rule for the metric).
+function showValue(name, value, signed) {
+  return typeof value === "number" ? formatValue(value, DATA.rules[name] || "general", signed) : show(value);
+}
 // A metric's value with its unit (DATA.units: quantity metrics of the catalogue, "ms").
 function showMetric(name, value) {
-  var text = show(value), unit = DATA.units[name];
+  var text = showValue(name, value), unit = DATA.units[name];
   return unit && text !== "-" ? text + " " + unit : text;
 }
 function json(value) { return value === undefined ? "" : JSON.stringify(value); }

@@ -15,7 +15,8 @@ var columns = [
   { key: "ref", label: "ref", get: function (c) { return c.ref; }, num: true }
 ];
 DATA.columns.forEach(function (m) {
-  columns.push({ key: "m:" + m, label: m, get: function (c) { return c.metrics[m]; }, num: true });
+  columns.push({ key: "m:" + m, label: m, get: function (c) { return c.metrics[m]; }, num: true,
+    cell: function (c) { return showValue(m, c.metrics[m]); } });
 });
 columns.push({ key: "defects", label: "defects", get: function (c) { return c.defects.length; }, num: true,
   cell: function (c) { return defectText(c.defects); } });
