@@ -11,9 +11,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pathgrade.cases.refuse import reference_shapes
+from pathgrade.core.config import MatchingConfig
 from pathgrade.core.fields import setting_any
-from pathgrade.core.run_columns import StepFacts
-from pathgrade.core.types import Case, Step
+from pathgrade.core.run_columns import RunColumns, StepFacts
+from pathgrade.core.types import Case, Run, Step
+from pathgrade.metrics.trajectory.arguments import MatcherSet
+from pathgrade.metrics.trajectory.encode import StepEncoder
 from pathgrade.metrics.trajectory.grammar import any_grammar
 
 NAMES = frozenset(("latency_ms", "resumed", "metadata", "optional", "id"))
@@ -83,15 +86,29 @@ def test_step_facts_equal_their_definition(paths: list[list[Step]], data: st.Dat
         for path in paths
     ]  # repeated objects, as a step pool shares them
     assert StepFacts.gather(pooled) == StepFacts.definition(pooled)
+    # the scorer's route: the facts from the encoder's distinct step objects of the runs
+    encoded = StepEncoder(MatcherSet(MatchingConfig())).encode(pooled)
+    distinct = encoded.distinct_steps()
+    assert len(distinct) == len({id(s) for path in pooled for s in path})
+    assert StepFacts.gather((distinct,)) == StepFacts.definition(pooled)
+    runs = tuple(Run.model_construct(case_id="c", steps=tuple(path)) for path in pooled)
+    columns = RunColumns.gather(runs)
+    columns.know_distinct_steps(distinct)
+    assert columns.step_facts == StepFacts.definition(pooled)
 
 
 _SHAPE = ("optional", "one_of", "repeat", "group", "id", "after")
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(steps(), min_size=1, max_size=6))
-def test_reference_shapes_equal_their_definition(path: list[Step]) -> None:
-    case = Case.model_construct(case_id="c", reference=tuple(path), references=())
+@given(st.lists(steps(), min_size=1, max_size=6), st.integers(0, 6), st.booleans())
+def test_reference_shapes_equal_their_definition(path: list[Step], cut: int, alone: bool) -> None:
+    # the steps split between ``reference`` and ``references`` (or all in ``references``)
+    head, tail = (path[:cut], path[cut:]) if not alone else ([], path)
+    case = Case.model_construct(
+        case_id="c", reference=tuple(head) if head else None, references=(tuple(tail),)
+    )
+    assert [s for p in case.reference_paths() for s in p] == path
     shapes = reference_shapes([case])
     plain = (False, None, None, None, None, ())
     flagged = {id(s) for s in path if tuple(getattr(s, n) for n in _SHAPE) != plain}

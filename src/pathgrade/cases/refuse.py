@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from itertools import chain, compress
-from operator import attrgetter, methodcaller
+from operator import attrgetter
 
 from pathgrade.cases.lint import Finding, lint_case
 from pathgrade.core.errors import InputError
@@ -33,7 +33,6 @@ _SHAPE = attrgetter("optional", "one_of", "repeat", "group", "id", "after")
 _PLAIN = (False, None, None, None, None, ())
 _SHAPE_FIELDS = frozenset(("optional", "one_of", "repeat", "group", "id", "after"))
 _TOOL = attrgetter("tool")
-_PATHS = methodcaller("reference_paths")
 #: A case's fields that can make a plain reference impossible.
 _RISK = attrgetter("forbidden_actions", "forbidden_tools", "budget")
 
@@ -135,13 +134,25 @@ class ReferenceShapes:
     grammar: bool
 
 
+_REFERENCE = attrgetter("reference")
+_REFERENCES = attrgetter("references")
+
+
+def _reference_steps(cases: Sequence[Case]) -> tuple[Step, ...]:
+    """Every step of every reference path of ``cases`` (``Case.reference_paths``, read at C
+    speed: no Python call per case)."""
+    single = chain.from_iterable(filter(None, map(_REFERENCE, cases)))
+    alternatives = chain.from_iterable(chain.from_iterable(filter(None, map(_REFERENCES, cases))))
+    return tuple(chain(single, alternatives))
+
+
 def reference_shapes(
     cases: Sequence[Case], tools: ToolSet | None = None, strict: bool = True
 ) -> ReferenceShapes:
     """The :class:`ReferenceShapes` of ``cases``. Only the steps that set a grammar or order
     field (:func:`~pathgrade.core.fields.setting_any`, at C speed) are read for their shape;
     under a tools file every distinct step object is checked once (pooled steps)."""
-    flat = tuple(chain.from_iterable(chain.from_iterable(map(_PATHS, cases))))
+    flat = _reference_steps(cases)
     candidates = distinct_objects((setting_any(flat, _SHAPE_FIELDS),))
     shapes = list(map(_SHAPE, candidates))
     bad = {id(s) for s, shape in zip(candidates, shapes, strict=True) if shape != _PLAIN}

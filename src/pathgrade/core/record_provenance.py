@@ -109,8 +109,12 @@ def measured(
 
 
 def _models(models: Iterable[object]) -> Sequence[str | None]:
-    found = [None if m is None else str(m) for m in models]
-    return found if any(m is not None for m in found) else ()
+    """Each run's model as text (``None``: not recorded), or ``()`` when no run records one;
+    the usual answer, none, is found at C speed (``list.count``)."""
+    listed = list(models)
+    if listed.count(None) == len(listed):
+        return ()
+    return [None if m is None else str(m) for m in listed]
 
 
 #: The variable a run's trace can give (``Run.metadata["model"]``, as ingest keeps it).

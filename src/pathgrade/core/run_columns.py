@@ -70,6 +70,15 @@ class RunColumns:
         """What the runs' steps record beyond the call (:class:`StepFacts`), read once."""
         return StepFacts.gather(self.steps)
 
+    def know_distinct_steps(self, distinct: Sequence[Step]) -> None:
+        """Read :attr:`step_facts` from ``distinct``, each distinct step object of the runs
+        once, when not read yet. The facts are "any step ..." over step objects, so
+        repeats change none of them; the scorer has these objects at hand, a quarter of
+        the steps where steps are pooled. ``distinct`` must be exactly the runs' step
+        objects (tests/core/test_run_columns.py holds both ways equal)."""
+        if "step_facts" not in self.__dict__:
+            self.__dict__["step_facts"] = StepFacts.gather((distinct,))
+
     @classmethod
     def gather(cls, runs: Sequence[Run]) -> RunColumns:
         """Read every field the scorer needs from each run, in one pass."""

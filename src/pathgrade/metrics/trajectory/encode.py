@@ -15,7 +15,7 @@ argument as a null.
 from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import chain, islice
 from typing import Any
 
@@ -33,6 +33,10 @@ IntArray = npt.NDArray[np.int64]
 BoolArray = npt.NDArray[np.bool_]
 
 
+_EMPTY_INT = np.zeros(0, dtype=np.int64)
+_EMPTY_BOOL = np.zeros(0, dtype=np.bool_)
+
+
 @dataclass(frozen=True)
 class EncodedPaths:
     """Flat codes of many paths: path ``p`` is ``offsets[p]:offsets[p + 1]``."""
@@ -46,20 +50,24 @@ class EncodedPaths:
     calls: IntArray  # the code of each step's distinct (tool, arguments, error, turn)
     error: BoolArray  # the step returned an error
     turn: IntArray  # the step's turn (parallel calls share one); -1 when not recorded
+    #: Index in ``steps`` of each distinct step object's first appearance (pooled steps
+    #: share objects), in order of first appearance.
+    first: IntArray = field(default_factory=lambda: _EMPTY_INT)
 
     @property
     def lengths(self) -> IntArray:
         return np.diff(self.offsets)
+
+    def distinct_steps(self) -> list[Step]:
+        """Each distinct step object of ``steps`` once (a property of step objects, such as
+        "any step records an amount", reads these instead of every step)."""
+        return list(map(self.steps.__getitem__, self.first.tolist()))
 
 
 CallKey = tuple[str, bytes | str, str | None, int | None]
 
 #: Keys and identities interned by value start here, above every call code.
 INTERNED_BASE = 1 << 40
-
-
-_EMPTY_INT = np.zeros(0, dtype=np.int64)
-_EMPTY_BOOL = np.zeros(0, dtype=np.bool_)
 
 
 class StepEncoder:
@@ -223,6 +231,7 @@ class StepEncoder:
             calls=calls_array,
             error=self._error[calls_array],
             turn=self._turn[calls_array],
+            first=first,
         )
 
     def _add_calls(

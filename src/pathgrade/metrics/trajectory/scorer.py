@@ -33,9 +33,9 @@ from pathgrade.metrics.trajectory.alignment_text import StepTexts
 from pathgrade.metrics.trajectory.arguments import MatcherSet, ValueMatcher
 from pathgrade.metrics.trajectory.diagnosis import Diagnoser
 from pathgrade.metrics.trajectory.encode import StepEncoder
-from pathgrade.metrics.trajectory.instances import ORDER_CODES, GrammarInstances, predecessors
-from pathgrade.metrics.trajectory.order import Predecessors
+from pathgrade.metrics.trajectory.instances import GrammarInstances
 from pathgrade.metrics.trajectory.outputs import TRAJECTORY_METRICS
+from pathgrade.metrics.trajectory.reference_lists import reference_lists
 from pathgrade.metrics.trajectory.winners import CLEAN_RUN, RunFacts, WinnerBatch
 from pathgrade.metrics.trajectory.write_flags import write_flags
 
@@ -100,22 +100,10 @@ def score_trajectories(
     run_case: list[Case] = list(map(used_cases.__getitem__, run_case_list))
 
     # Reference paths of the cases that have runs, encoded once each.
-    ref_paths: list[Sequence[object]] = []
-    ref_order: list[int] = []
-    ref_preds: list[Predecessors | None] = []
-    case_first_ref = np.zeros(len(used_cases), dtype=np.int64)
-    case_n_refs = np.zeros(len(used_cases), dtype=np.int64)
     table = _CaseTable.gather(used_cases, config, grammar_used)
-    for index, (paths, order_name) in enumerate(zip(table.paths, table.order, strict=True)):
-        case_first_ref[index], case_n_refs[index] = len(ref_paths), len(paths)
-        for path in paths:
-            written = bool(table.grammar[index]) and grammar.uses_grammar(path)  # type: ignore[arg-type]
-            # A grammar reference is scored as its instances (below); its calls stay here,
-            # never paired, so that each call is shown as the definition shows it.
-            ref_paths.append(grammar.leaves(path) if written else path)  # type: ignore[arg-type]
-            ref_order.append(ORDER_CODES[order_name])
-            partial = order_name == "partial" and not written
-            ref_preds.append(predecessors(path) if partial else None)
+    lists = reference_lists(table.paths, table.order, table.grammar)
+    ref_paths, ref_order, ref_preds = lists.paths, lists.order, lists.preds
+    case_first_ref, case_n_refs = lists.case_first, lists.case_count
     n_refs = case_n_refs[run_case_index]
     first_ref = case_first_ref[run_case_index]
     instances = GrammarInstances(matchers, ref_paths, ref_order, ref_preds)
@@ -123,6 +111,7 @@ def score_trajectories(
         first_ref[r], n_refs[r] = instances.add(r, runs[r], run_case[r])
     refs = encoder.encode(ref_paths)  # type: ignore[arg-type]
     agents = encoder.encode(gathered.steps)
+    gathered.know_distinct_steps(agents.distinct_steps())
 
     agent_error = agents.error
     run_of_step = np.repeat(np.arange(n_runs), agents.lengths)
