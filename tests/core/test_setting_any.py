@@ -7,12 +7,14 @@ from __future__ import annotations
 import pickle
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pathgrade.cases.refuse import reference_shapes
 from pathgrade.core.config import MatchingConfig
-from pathgrade.core.fields import setting_any
+from pathgrade.core.fields import FieldError, setting_any
+from pathgrade.core.path_ids import any_checked, check_path_ids
 from pathgrade.core.run_columns import RunColumns, StepFacts
 from pathgrade.core.types import Case, Run, Step
 from pathgrade.metrics.trajectory.arguments import MatcherSet
@@ -115,3 +117,24 @@ def test_reference_shapes_equal_their_definition(path: list[Step], cut: int, alo
     assert shapes.flagged == frozenset(flagged)
     grammar = any(tuple(getattr(s, n) for n in _SHAPE[:4]) != plain[:4] for s in path)
     assert shapes.grammar == grammar == any_grammar([path])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.lists(steps(), max_size=5), min_size=1, max_size=3))
+def test_paths_no_step_of_which_sets_an_order_field_pass_the_id_checks(
+    paths: list[list[Step]],
+) -> None:
+    # Case._check_partial_order skips check_path_ids when any_checked says no step sets
+    # id, after or one_of: then the checks must pass (whatever the other fields)
+    frozen = tuple(tuple(p) for p in paths)
+    if any_checked(frozen):
+        return
+    for index, path in enumerate(frozen):
+        check_path_ids(path, f"references[{index}]", f"reference path {index}")
+
+
+def test_an_order_field_is_seen_and_checked() -> None:
+    a, b = Step(tool="a", id="x"), Step(tool="b", id="x")
+    assert any_checked(((Step(tool="c"),), (a, b)))
+    with pytest.raises(FieldError, match="duplicate step id 'x'"):
+        check_path_ids((a, b), "reference", "reference path 0")

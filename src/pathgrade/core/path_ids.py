@@ -3,6 +3,7 @@ unique, every ``after`` names one of them, and steps inside a ``one_of`` carry n
 
 from __future__ import annotations
 
+from itertools import chain
 from operator import attrgetter
 from typing import TYPE_CHECKING
 
@@ -14,6 +15,14 @@ if TYPE_CHECKING:
 _STEP_ID = attrgetter("id")
 _ONE_OF = frozenset(("one_of",))
 _ORDER = frozenset(("id", "after"))
+#: The fields :func:`check_path_ids` reads: a path with no step setting one passes it.
+CHECKED_FIELDS = _ONE_OF | _ORDER
+
+
+def any_checked(paths: tuple[tuple[Step, ...], ...]) -> bool:
+    """Whether a step of ``paths`` sets a field :func:`check_path_ids` reads (the usual
+    answer, no, in one pass at C speed; a path with none passes every check)."""
+    return bool(setting_any(tuple(chain.from_iterable(paths)), CHECKED_FIELDS))
 
 
 def _check_branches(path: tuple[Step, ...], where: str) -> None:

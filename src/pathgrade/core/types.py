@@ -54,7 +54,7 @@ from pathgrade.core.fields import (
     setting_any,
 )
 from pathgrade.core.labels import Citation, Claim, ContextUnit, Retrieved, RetrievedItem
-from pathgrade.core.path_ids import check_path_ids
+from pathgrade.core.path_ids import any_checked, check_path_ids
 from pathgrade.core.plain_steps import template
 from pathgrade.core.step_paths import REFUSED, refuse
 from pathgrade.core.step_paths import path as step_path
@@ -318,7 +318,10 @@ class Case(_Strict):
 
     @model_validator(mode="after")
     def _check_partial_order(self) -> Case:
-        for index, path in enumerate(self.reference_paths()):
+        paths = self.reference_paths()
+        if not self.references_by_agent and not any_checked(paths):
+            return self  # no step sets an id, after or one_of: nothing to check
+        for index, path in enumerate(paths):
             check_path_ids(path, self._path_field(index), f"reference path {index}")
         for agent, paths in (self.references_by_agent or {}).items():
             for index, path in enumerate(paths):
