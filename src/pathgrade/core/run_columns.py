@@ -75,7 +75,7 @@ class RunColumns:
         once, when not read yet. The facts are "any step ..." over step objects, so
         repeats change none of them; the scorer has these objects at hand, a quarter of
         the steps where steps are pooled. ``distinct`` must be exactly the runs' step
-        objects (tests/core/test_run_columns.py holds both ways equal)."""
+        objects (tests/core/test_setting_any.py holds both ways equal)."""
         if "step_facts" not in self.__dict__:
             self.__dict__["step_facts"] = StepFacts.gather((distinct,))
 
