@@ -35,6 +35,7 @@ from pathgrade.core.types import Case, Run
 from pathgrade.layers import (
     LayerColumns,
     answer_columns,
+    conversation_columns,
     resume_layer_columns,
     retrieval_columns,
     system_columns,
@@ -191,6 +192,7 @@ def score(
         resume_layer_columns(case_map, run_list, columns, config, extra)
         failed = ~np.isnan(result.metrics["recovery_rate"])  # defined: some step failed
         termination_layer_columns(case_map, run_list, columns, config, failed, extra)
+        conversations = conversation_columns(case_map, run_list, config, goal, extra)
         trials = trial_summary(columns, goal, extra)
     summary_extra: dict[str, Any] = dict(extra.summary)
     if undefined is not None:
@@ -219,6 +221,7 @@ def score(
         kinds={**result.kinds, **extra.kinds},
         summary_extra=summary_extra,
         provenance=record_provenance,
+        conversation=conversations,
     )
 
 

@@ -12,7 +12,9 @@ reported as *not computed* (with the reason), never as 0:
   unanswerable or any run abstains;
 - trials: ``pass@k`` / ``pass^k`` over ``goal_success`` when runs have several trials;
 - system (latency, tokens, cost): runs whose trace records any of them, cost priced from
-  ``[prices]`` when only tokens are recorded (:mod:`pathgrade.metrics.system.usage`).
+  ``[prices]`` when only tokens are recorded (:mod:`pathgrade.metrics.system.usage`);
+- conversation: runs with ``turns`` and runs whose case has a user goal or
+  ``turn_references`` (:mod:`pathgrade.metrics.conversation`).
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import repeat
-from operator import is_not
+from operator import attrgetter, is_not
 from typing import Any
 
 import numpy as np
@@ -35,6 +37,8 @@ from pathgrade.core.types import Case, Run
 from pathgrade.metrics import catalogue
 from pathgrade.metrics.answer.layer import abstention_layer, answer_layer
 from pathgrade.metrics.answer.rubric_columns import fold_rubric, kept_dimensions
+from pathgrade.metrics.conversation.divergence import trial_divergence
+from pathgrade.metrics.conversation.turns import score_conversations
 from pathgrade.metrics.retrieval.per_run import score_runs
 from pathgrade.metrics.system.resume import resume_columns
 from pathgrade.metrics.system.termination import safe_termination
@@ -252,6 +256,68 @@ def resume_layer_columns(
     for name, column in found.items():
         out.values[name] = column
         out.kinds[name] = metric_kind(name)
+
+
+_TURNS = attrgetter("turns")
+_USER = attrgetter("user")
+_TURN_REFERENCES = attrgetter("turn_references")
+
+
+def conversation_columns(
+    cases: Mapping[str, Case],
+    runs: Sequence[Run],
+    config: ScoringConfig,
+    goal_success: FloatArray,
+    out: LayerColumns,
+) -> dict[int, dict[str, Any]]:
+    """The conversation layer (:mod:`pathgrade.metrics.conversation.turns`) of the runs with
+    turns or whose case has a user goal or turn references; each one's record entry by run
+    index. Not computed (at C speed, no pass per run) when there is none."""
+    found = any(map(_TURNS, runs))
+    goals = any(map(_USER, cases.values())) or any(map(_TURN_REFERENCES, cases.values()))
+    if not found and not goals:
+        out.not_computed["conversation"] = "no run has turns and no case a user goal"
+        return {}
+    conversational = {
+        case_id
+        for case_id, case in cases.items()
+        if case.user is not None or case.turn_references is not None
+    }
+    indices = [
+        index
+        for index, run in enumerate(runs)
+        if run.turns is not None or run.case_id in conversational
+    ]
+    scored = score_conversations(cases, runs, config, goal_success, indices)
+    for name, column in scored.values.items():
+        if not np.isnan(column).all():
+            out.values[name] = column
+            out.kinds[name] = metric_kind(name)
+    out.summary["conversations"] = conversation_summary(runs, scored.values, indices)
+    return scored.details
+
+
+def conversation_summary(
+    runs: Sequence[Run], values: Mapping[str, FloatArray], indices: Sequence[int]
+) -> dict[str, Any]:
+    """``summary["conversations"]``: how many conversations and turns, ``pass^k`` (and
+    ``pass@k``) of ``conversation_success`` over trials (tau-bench's reliability measure: the
+    chance that k trials of a case all succeed), and how often trials of a case diverge
+    (:func:`~pathgrade.metrics.conversation.divergence.trial_divergence`)."""
+    turns = values["turns"][list(indices)]
+    summary: dict[str, Any] = {
+        "runs": len(indices),
+        "turns": {"mean": float(turns.mean()), "max": int(turns.max())} if len(indices) else {},
+    }
+    picked = [runs[i] for i in indices]
+    passk = trial_summary(
+        RunColumns.gather(picked), values["conversation_success"][list(indices)], LayerColumns()
+    )
+    if passk is not None:
+        summary["pass^k"] = passk["pass^k"]
+        summary["pass@k"] = passk["pass@k"]
+    summary["divergence"] = trial_divergence(picked)
+    return summary
 
 
 def trial_summary(

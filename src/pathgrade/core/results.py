@@ -112,6 +112,9 @@ class RunResult:
     #: Of a reference written with the path grammar: the ``one_of`` branches taken, the
     #: optional steps used and the copies of each ``repeat`` counted (``None``: plain).
     reference_branch: Mapping[str, Any] | None = None
+    #: Of a conversation (a run with turns): each turn's user message, calls, reply, path
+    #: against the turn's reference, defects and notes (``None``: not a conversation).
+    conversation: Mapping[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The run's result record (:class:`pathgrade.io.results.schema.ResultRecord`)."""
@@ -125,6 +128,8 @@ class RunResult:
         }
         if self.reference_branch is not None:
             out["reference_branch"] = dict(self.reference_branch)
+        if self.conversation is not None:
+            out["conversation"] = dict(self.conversation)
         out |= {
             "metrics": dict(self.metrics),
             "defects": [d.to_dict() for d in self.defects],
@@ -168,6 +173,8 @@ class ScoreResult:
     provenance: RecordProvenance | None = None
     #: ``reference_branch`` of the runs scored against a grammar reference, by run index.
     reference_branch: Mapping[int, Mapping[str, Any]] = field(default_factory=dict)
+    #: ``conversation`` of the runs with turns, by run index (:class:`RunResult`).
+    conversation: Mapping[int, Mapping[str, Any]] = field(default_factory=dict)
 
     def __len__(self) -> int:
         return len(self.case_ids)
@@ -193,6 +200,7 @@ class ScoreResult:
             usage=self.usage(index),
             provenance=None if self.provenance is None else self.provenance(index),
             reference_branch=self.reference_branch.get(index),
+            conversation=self.conversation.get(index),
         )
 
     def __iter__(self) -> Iterator[RunResult]:

@@ -18,20 +18,19 @@ is found in (``reference[2].after``).
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 from pydantic import (
     BeforeValidator,
     ConfigDict,
     Field,
-    ModelWrapValidatorHandler,
     Strict,
     ValidatorFunctionWrapHandler,
     field_validator,
     model_validator,
 )
 
+from pathgrade.core.conversation import Turn, UserGoal, flat_steps
 from pathgrade.core.fields import (
     INT64_MAX,
     Amount,
@@ -55,13 +54,20 @@ from pathgrade.core.fields import (
 )
 from pathgrade.core.labels import Citation, Claim, ContextUnit, Retrieved, RetrievedItem
 from pathgrade.core.path_ids import any_checked, check_path_ids
-from pathgrade.core.plain_steps import template
+from pathgrade.core.step import (
+    GRAMMAR_FIELDS,
+    ONE_OF_TOOL,
+    Step,
+    grammar_field,
+)
+from pathgrade.core.step import validate_path as _path
 from pathgrade.core.step_paths import REFUSED, refuse
-from pathgrade.core.step_paths import path as step_path
 from pathgrade.core.step_text import format_step, parse_step_shorthand
 
 __all__ = [
+    "GRAMMAR_FIELDS",
     "INT64_MAX",
+    "ONE_OF_TOOL",
     "Amount",
     "Approval",
     "Arguments",
@@ -86,116 +92,13 @@ __all__ = [
     "Run",
     "Step",
     "ToolKind",
+    "Turn",
     "Usage",
+    "UserGoal",
     "format_step",
+    "grammar_field",
     "parse_step_shorthand",
 ]
-
-
-class Step(_Strict):
-    """One tool call. Only ``tool`` is required.
-
-    ``id`` and ``after`` express a partial order in reference paths (``order = "partial"``):
-    a step may happen only after the steps whose ids it lists.
-    """
-
-    tool: Name = Field(min_length=1)
-    arguments: Arguments = Field(default_factory=dict)
-    output: Free = None
-    error: str | None = None
-    id: str | None = None
-    after: tuple[str, ...] = ()
-    latency_ms: Amount | None = None
-    tokens: Amount | None = None
-    cost: Amount | None = None
-    #: Provenance from ingested traces: the tool call id, the parent call/agent span id, the
-    #: turn (same-turn parallel calls share it), unix start/end seconds, the raw argument text.
-    call_id: str | None = None
-    parent: str | None = None
-    turn: Int64 | None = None  # a negative turn is a group of its own (docs/trajectory.md)
-    start_time: Number | None = None
-    end_time: Number | None = None
-    raw_arguments: str | None = None
-    metadata: FreeObject = Field(default_factory=dict)
-    #: The first step after a resume: the run was interrupted just before it (docs/layers.md).
-    resumed: Flag = False
-    #: A human-in-the-loop decision recorded on this call ("granted" or "denied"; null: none).
-    approval: Approval | None = None
-    #: The path grammar, in reference paths only (docs/trajectory.md "A path grammar"): the
-    #: step may be left out; alternative sub-paths (this step is then no call of its own);
-    #: how many times the call may happen; any order among consecutive ``unordered`` steps.
-    optional: Flag = False
-    one_of: tuple[tuple[Step, ...], ...] | None = None
-    repeat: RepeatBounds | None = None
-    group: Literal["unordered"] | None = None
-
-    @model_validator(mode="wrap")
-    @classmethod
-    def _validate(cls, value: Any, handler: ModelWrapValidatorHandler[Step]) -> Step:
-        # A ``Step`` was checked when it was made (it is frozen): it is accepted as it is,
-        # in one call (pooled steps are handed to every record that repeats them).
-        if type(value) is Step:
-            return value
-        if isinstance(value, str):
-            value = parse_step_shorthand(value)
-        elif isinstance(value, dict) and "one_of" in value and "tool" not in value:
-            value = {**value, "tool": ONE_OF_TOOL}  # a choice is no call: it needs no tool
-        step = handler(value)
-        step._check_grammar()
-        return step
-
-    def _check_grammar(self) -> None:
-        """The grammar fields fit together (docs/trajectory.md "A path grammar")."""
-        if self.one_of is not None:
-            if not self.one_of:
-                raise FieldError("one_of", "one_of needs at least one alternative")
-            for name in ("repeat", "id"):
-                if getattr(self, name) is not None:
-                    raise FieldError(name, f"a one_of step cannot carry {name!r}")
-            if self.optional or self.after:
-                raise FieldError(
-                    "optional" if self.optional else "after",
-                    "a one_of step cannot be optional or 'after' (give an empty alternative [])",
-                )
-        if self.repeat is not None and self.optional:
-            raise FieldError("optional", "an optional repeat is repeat with min 0")
-
-    @field_validator("arguments", mode="before")
-    @classmethod
-    def _none_is_empty(cls, value: Any) -> Any:
-        # No arguments is one value, however it was written: null, [] and {} are all {}.
-        return {} if value is None or (isinstance(value, list) and not value) else value
-
-    def __str__(self) -> str:
-        return format_step(self)
-
-
-def _path(value: Any, handler: Callable[[Any], Any]) -> Any:
-    """``value`` validated as a path of steps (:func:`~pathgrade.core.step_paths.path`)."""
-    return step_path(Step, _STEP_DEFAULTS, value, handler)
-
-
-_STEP_DEFAULTS = template(Step)
-
-
-#: The ``tool`` of a ``one_of`` step written without one (it is no call of its own).
-ONE_OF_TOOL = "one_of"
-#: The fields of the path grammar: reference-only (a run's step carrying one is an error).
-GRAMMAR_FIELDS = ("optional", "one_of", "repeat", "group")
-_GRAMMAR_NAMES = frozenset(GRAMMAR_FIELDS)
-
-
-def grammar_field(step: Step) -> str | None:
-    """The first grammar field ``step`` carries (``None``: a plain call)."""
-    if step.optional:
-        return "optional"
-    if step.one_of is not None:
-        return "one_of"
-    if step.repeat is not None:
-        return "repeat"
-    if step.group is not None:
-        return "group"
-    return None
 
 
 #: An agent's name, as ingest records it in ``Step.metadata["agent"]``.
@@ -229,6 +132,9 @@ class Injection(_Strict):
 
     in_: str = Field(alias="in", min_length=1)
     asks_for: Step
+
+
+_GRAMMAR_NAMES = frozenset(GRAMMAR_FIELDS)
 
 
 class Case(_Strict):
@@ -274,6 +180,10 @@ class Case(_Strict):
         ]
         | None
     ) = None
+    #: A conversation case: the simulated user's goal, and a reference path per turn
+    #: (``turn_references[i]`` for turn ``i``; docs/conversations.md).
+    user: UserGoal | None = None
+    turn_references: tuple[tuple[Step, ...], ...] | None = None
 
     def reference_paths(self) -> tuple[tuple[Step, ...], ...]:
         """All accepted reference paths, in ``reference_index`` order."""
@@ -303,7 +213,7 @@ class Case(_Strict):
     def _reference_path(cls, value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
         return _path(value, handler)
 
-    @field_validator("references", mode="wrap")
+    @field_validator("references", "turn_references", mode="wrap")
     @classmethod
     def _paths(cls, value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
         if type(value) not in (list, tuple) or not all(type(p) in (list, tuple) for p in value):
@@ -360,6 +270,9 @@ class Run(_Strict):
     final_state: FreeObject | None = None
     #: Rubric scores by dimension (a number or a label), each reported separately.
     rubric: dict[str, Number | str] | None = None
+    #: A conversation: its turns (``steps`` are then the turns' steps in order; when the
+    #: run gives no ``answer``, the last reply is the answer; docs/conversations.md).
+    turns: tuple[Turn, ...] | None = None
 
     @field_validator("confidence")
     @classmethod
@@ -374,6 +287,8 @@ class Run(_Strict):
     @model_validator(mode="after")
     def _check_steps_and_citations(self) -> Run:
         # One after-validator (one call a record): steps are calls, citations name claims.
+        if self.turns is not None:
+            self._take_turns(self.turns)
         # Only the steps that set a grammar field are read (at C speed: usually none).
         for step in setting_any(self.steps, _GRAMMAR_NAMES):
             name = grammar_field(step)
@@ -391,3 +306,14 @@ class Run(_Strict):
                         f"refers to claim {citation.claim} but the run has {n_claims} claims",
                     )
         return self
+
+    def _take_turns(self, turns: tuple[Turn, ...]) -> None:
+        """``steps`` (and ``answer``, when not given) from the turns (class docstring)."""
+        if not turns:
+            raise FieldError("turns", "a conversation needs at least one turn")
+        flat = flat_steps(turns)
+        if "steps" in self.model_fields_set and self.steps != flat:
+            raise FieldError("steps", "differ from the turns' steps: give one or the other")
+        object.__setattr__(self, "steps", flat)
+        if self.answer is None and turns[-1].reply is not None:
+            object.__setattr__(self, "answer", turns[-1].reply)

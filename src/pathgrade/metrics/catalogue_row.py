@@ -24,6 +24,7 @@ Layer = Literal[
     "defects",
     "judge",
     "system",
+    "conversation",
 ]
 
 INF = math.inf

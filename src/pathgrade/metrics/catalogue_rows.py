@@ -8,6 +8,7 @@ that scoring emits without a row.
 
 from __future__ import annotations
 
+from pathgrade.metrics.catalogue_conversation_rows import CONVERSATION
 from pathgrade.metrics.catalogue_row import (
     INF,
     JSON_KINDS,
@@ -293,4 +294,5 @@ ROWS: tuple[MetricRow, ...] = (
     *SYSTEM,
     *SYSTEM_USAGE,
     *SYSTEM_RESUME,
+    *CONVERSATION,
 )

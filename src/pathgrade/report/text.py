@@ -59,6 +59,28 @@ def _run_table(console: Console, summary: Mapping[str, Any]) -> None:
     console.print(table)
 
 
+def conversation_line(conversations: Mapping[str, Any]) -> str:
+    """The summary's conversations in one line: runs, turns, ``pass^k`` of
+    ``conversation_success`` and how often trials diverge (docs/conversations.md)."""
+    turns = conversations.get("turns") or {}
+    parts = [f"conversations: {conversations.get('runs', 0)} runs"]
+    if turns:
+        mean = format_value(turns["mean"], "turns")
+        parts.append(f"{mean} turns on average (max {turns['max']})")
+    hat = conversations.get("pass^k")
+    if hat:
+        listed = ", ".join(f"k={k} {format_value(v, 'pass^k')}" for k, v in hat.items())
+        parts.append(f"conversation_success pass^k: {listed}")
+    divergence = conversations.get("divergence") or {}
+    if divergence.get("cases"):
+        where = ", ".join(f"turn {t}: {n}" for t, n in divergence["first_turn"].items())
+        parts.append(
+            f"trials diverge in {divergence['diverged']} of {divergence['cases']} cases"
+            + (f" (first at {where})" if where else "")
+        )
+    return "; ".join(parts)
+
+
 def render_summary(console: Console, summary: Mapping[str, Any]) -> None:
     """The summary over cases (``by_case``: mean of per-case means, interval, cases, runs,
     undefined runs) and its slices when present, else the mean of each metric over runs;
@@ -74,6 +96,9 @@ def render_summary(console: Console, summary: Mapping[str, Any]) -> None:
         if values:
             listed = ", ".join(f"k={k} {format_value(v, key)}" for k, v in values.items())
             console.print(Text(f"{key}: {listed}"))
+    conversations = summary.get("conversations")
+    if conversations:
+        console.print(Text(conversation_line(conversations)))
     abstention = summary.get("abstention")
     if abstention:
         shown = ("coverage", "selective_accuracy", "risk", "aurc")

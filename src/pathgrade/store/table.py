@@ -128,11 +128,10 @@ def records_table(
     columns["alignment"] = pa.array([_dumps(al) for al in alignment], pa.string())
     columns["trace"] = pa.array([None if t is None else _dumps(t) for t in trace_list], pa.string())
     columns["provenance"] = pa.array(_provenance_texts(records), pa.string())
-    branches = [r.get("reference_branch") for r in records]
-    if any(b is not None for b in branches):  # a grammar reference (docs/trajectory.md)
-        columns["reference_branch"] = pa.array(
-            [None if b is None else _dumps(b) for b in branches], pa.string()
-        )
+    for name in ("reference_branch", "conversation"):  # a grammar reference, a conversation
+        found = [r.get(name) for r in records]
+        if any(b is not None for b in found):
+            columns[name] = pa.array([None if b is None else _dumps(b) for b in found], pa.string())
     return pa.table(columns)
 
 
@@ -156,7 +155,7 @@ def _as_float(value: Any) -> float | None:
 
 
 #: Record fields written only when they have a value.
-_OPTIONAL = ("provenance", "reference_branch")
+_OPTIONAL = ("provenance", "reference_branch", "conversation")
 
 
 def table_records(
@@ -186,8 +185,9 @@ def table_records(
             "usage": _loads(row.get("usage"), {}),
             "provenance": _loads(row.get("provenance"), None),
             "reference_branch": _loads(row.get("reference_branch"), None),
+            "conversation": _loads(row.get("conversation"), None),
         }
-        # The schema's order; a provenance and a reference branch only when recorded.
+        # The schema's order; a provenance, a reference branch, a conversation only when recorded.
         records.append({n: fields[n] for n in RECORD_FIELDS if n not in _OPTIONAL or fields[n]})
         trace = row.get("trace")
         traces.append(None if trace is None else _loads(trace, {}))

@@ -26,8 +26,10 @@ def test_v1_file_reads_back(tmp_path: Path) -> None:
         # Every field but provenance, added later as optional (the version kept): a v1
         # record without it reads, its provenance unknown.
         assert RECORD_FIELDS[-1] == "provenance"
-        # reference_branch (issue 23) is written only for a grammar reference.
-        assert tuple(record) == tuple(f for f in RECORD_FIELDS[:-1] if f != "reference_branch")
+        # reference_branch (issue 23) is written only for a grammar reference, conversation
+        # only for a run with turns.
+        optional = ("reference_branch", "conversation")
+        assert tuple(record) == tuple(f for f in RECORD_FIELDS[:-1] if f not in optional)
         assert record["schema_version"] == 1
         msgspec.convert(record, ResultRecord)  # every field as the schema types it
     by_run = {r["run_id"]: r for r in records}

@@ -153,6 +153,14 @@ class ResultRecord(msgspec.Struct, kw_only=True):
             " (repeat); absent: a plain reference"
         ),
     ] = None
+    conversation: Annotated[
+        dict[str, Any] | None,
+        _doc(
+            "a conversation (a run with turns): turns (each: turn, user, calls, reply,"
+            " path_score against its turn_references entry, defects, notes), notes on the"
+            " whole conversation, ended_by; absent: not a conversation (docs/conversations.md)"
+        ),
+    ] = None
     metrics: Annotated[
         dict[str, float | int | bool | None],
         _doc(

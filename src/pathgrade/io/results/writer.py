@@ -173,15 +173,17 @@ def iter_records_jsonl(
         yield _chunk(result, start, stop, references, metrics, details, usage, provenance)
 
 
-def _branch_texts(result: ScoreResult, start: int, stop: int) -> pa.Array | pa.Scalar:
-    """``,"reference_branch":{...}`` of the runs scored against a grammar reference, nothing
-    for the others."""
-    branches = result.reference_branch
-    if not branches or not any(r in branches for r in range(start, stop)):
+def _optional_texts(
+    found: Mapping[int, Mapping[str, Any]], name: str, start: int, stop: int
+) -> pa.Array | pa.Scalar:
+    """``,"NAME":{...}`` of the runs that have an entry in ``found`` (``reference_branch``
+    of the runs scored against a grammar reference, ``conversation`` of the runs with turns),
+    nothing for the others."""
+    if not found or not any(r in found for r in range(start, stop)):
         return text_piece(b"")
-    key = _key("reference_branch") + b":"
+    key = _key(name) + b":"
     return text_array(
-        [key + orjson.dumps(branches[r]) if r in branches else b"" for r in range(start, stop)]
+        [key + orjson.dumps(found[r]) if r in found else b"" for r in range(start, stop)]
     )
 
 
@@ -210,7 +212,8 @@ def _chunk(
         text_array(list(map(dumps, result.groups[start:stop]))),
         text_piece(_key("reference_index")),
         colon_values(references[start:stop]),
-        _branch_texts(result, start, stop),
+        _optional_texts(result.reference_branch, "reference_branch", start, stop),
+        _optional_texts(result.conversation, "conversation", start, stop),
         text_piece(_key("metrics") + b":{"),
     ]
     for name, values, kind in metrics:

@@ -1,0 +1,1 @@
+"""The conversation layer: metrics per turn and per conversation (docs/conversations.md)."""
