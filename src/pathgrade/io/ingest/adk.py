@@ -27,6 +27,12 @@ Keys are read in both spellings ADK writes (``function_call`` / ``functionCall``
                                     first to last event
 last agent text                     the answer: the text parts (not thoughts) of the last
                                     non-user event without function calls or responses
+user events (``author: "user"``)    each with text opens a conversation turn (``Run.turns``,
+                                    :mod:`._turns`; two or more): an invocation's calls are
+                                    its steps, its last agent text the reply; an eval case
+                                    result without ``session_details``: one turn per actual
+                                    invocation (``user_content``, its tool uses,
+                                    ``final_response``)
 ``usage_metadata``                  tokens: ``total_token_count`` (else prompt + candidates);
                                     the run's split (:mod:`._usage`): input
                                     ``prompt_token_count``, output ``candidates_`` +
@@ -84,6 +90,7 @@ from pathgrade.io.ingest._common import (
     text,
     text_of,
 )
+from pathgrade.io.ingest._turns import TurnMarks
 from pathgrade.io.ingest._usage import model_metadata, split_sum, with_split
 
 NAME = "adk"
@@ -119,6 +126,7 @@ class _Trace:
     models: list[str | None] = field(default_factory=list)
     times: list[float] = field(default_factory=list)
     errors: list[dict[str, Any]] = field(default_factory=list)
+    turns: TurnMarks = field(default_factory=TurnMarks)
 
     def events(self, events: list[tuple[Any, At]]) -> None:
         for value, at in events:
@@ -130,10 +138,14 @@ class _Trace:
             when = number(member(event, "timestamp", at)[0])
             content, c_at = member(event, "content", at)
             parts = parts_of(content, c_at)
+            made = len(self.steps.steps)
             self.steps.event(parts, agent, when)
             said = text_of_parts(parts)
+            if author is not None and author.lower() == USER:
+                self.turns.open(said, made)  # the event's own calls (none, usually) included
             if agent is not None and said and not has_function_parts(parts):
                 self.answer = said
+                self.turns.reply(said)
             usage, _ = child(event, "usage_metadata", at)
             tokens = tokens_of(usage)
             if tokens is not None:
@@ -148,6 +160,8 @@ class _Trace:
                 self.errors.append({"author": author, "code": code, "message": message})
 
     def invocation(self, invocation: Mapping[str, Any], at: At) -> None:
+        user, u_at = member(invocation, "user_content", at)
+        self.turns.open(content_text(user, u_at), len(self.steps.steps))
         data, where = child(invocation, "intermediate_data", at)
         if has(data, "invocation_events"):
             self.events(items(data, "invocation_events", where))
@@ -160,6 +174,7 @@ class _Trace:
         said = content_text(final, f_at)
         if said:
             self.answer = said
+            self.turns.reply(said)
 
     def run(self, at: At, **fields: Any) -> Run:
         latency = (max(self.times) - min(self.times)) * 1000.0 if len(self.times) > 1 else None
@@ -174,8 +189,10 @@ class _Trace:
         if self.errors:
             metadata["errors"] = bounded(self.errors, at.key("events"))
         try:
+            steps = tuple(Step(**s) for s in self.steps.finished())
             return Run(
-                steps=tuple(Step(**s) for s in self.steps.finished()),
+                steps=steps,
+                turns=self.turns.turns(steps),
                 answer=self.answer,
                 usage=usage,
                 metadata=metadata,

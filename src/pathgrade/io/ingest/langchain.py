@@ -12,7 +12,8 @@ of messages, or ``{"messages": [...], "case_id"?, ...}``, each message in any sh
 ``usage_metadata.total_tokens`` is summed, its ``input_tokens``/``output_tokens`` are the
 run's split (:mod:`._usage`: summed over the messages recording them), an AI message's
 ``response_metadata.model_name`` its model. The mapping is then that of
-:mod:`pathgrade.io.ingest.openai_messages` (pairing of results with calls included).
+:mod:`pathgrade.io.ingest.openai_messages` (pairing of results with calls included; a
+``human`` message opens a conversation turn as a ``user`` message does there).
 """
 
 from __future__ import annotations

@@ -12,6 +12,11 @@ assistant ``function_call``       the legacy single call (a step of its own turn
 ``role: "tool"``                  the result (``content``) of a call, paired as below;
                                   ``role: "function"`` (legacy) by name
 last assistant text               the answer
+``role: "user"`` (with text)      opens a conversation turn (``Run.turns``, :mod:`._turns`):
+                                  its calls are the steps until the next user message, its
+                                  last assistant text the reply; a leading system message
+                                  is no turn, messages before the first user message belong
+                                  to the first turn; fewer than two user messages: no turns
 ``usage.total_tokens``            ``usage.tokens`` (else prompt + completion tokens);
                                   ``prompt_tokens``/``completion_tokens`` (or ``input_``/
                                   ``output_tokens``) the run's split
@@ -55,6 +60,7 @@ from pathgrade.io.ingest._common import (
     obj,
     text_of,
 )
+from pathgrade.io.ingest._turns import TurnMarks
 from pathgrade.io.ingest._usage import with_split
 
 NAME = "openai-messages"
@@ -104,6 +110,7 @@ class _Builder:
         self.turn = 0
         self.answer: str | None = None
         self.retrievals: list[dict[str, Any]] = []
+        self.turns = TurnMarks()
 
     def error(self, message: str, field: str) -> InputError:
         return InputError(message, file=self.file, line=self.line, field=field)
@@ -200,6 +207,9 @@ class _Builder:
             text = content_text(message.get("content"))
             if text:
                 self.answer = text
+                self.turns.reply(text)
+        elif role == "user":
+            self.turns.open(content_text(message.get("content")), len(self.steps))
         elif role == "tool":
             self.result(message, where)
         elif role == "function":
@@ -275,13 +285,15 @@ def conversation_run(
     if trial >= TRIAL_LIMIT:
         raise at.key("trial").error("a trial number must be below 2**63")
     try:
+        steps = tuple(Step(**s) for s in builder.steps)
         return Run(
             case_id=options.case_id(
                 run_id, header.get("case_id") or metadata.get(options.case_id_attribute)
             ),
             run_id=run_id,
             trial=trial,
-            steps=tuple(Step(**s) for s in builder.steps),
+            steps=steps,
+            turns=builder.turns.turns(steps),
             answer=builder.answer,
             success=header.get("success") if isinstance(header.get("success"), bool) else None,
             usage=usage,

@@ -12,6 +12,12 @@ writes): one JSON list of ``{task_id, reward, info, traj, trial}``, read as is.
                                   ``Error`` (how tau-bench reports a failed tool) is the
                                   step's ``error``; JSON text is decoded for ``output``
 last assistant text               the answer
+``traj`` ``role: "user"``         each opens a conversation turn (``Run.turns``,
+                                  :mod:`._turns`; two or more user messages): the calls
+                                  until the next user message, the last assistant text the
+                                  reply. The ``###STOP###`` message is no turn: the turn
+                                  before it ends with ``ended_by="user"``; an episode the
+                                  ``transfer_to_human_agents`` call ended: ``"agent"``
 ``reward``                        ``success`` (reward 1.0), kept in ``metadata``
 ``info.reward_info.info``         ``r_actions``, ``r_outputs`` in ``metadata``
 ``task_id``, ``trial``            case id ``tau_bench/<domain>/test/<task_id>`` (as in the
@@ -57,6 +63,7 @@ from pathgrade.io.ingest._common import (
     obj,
     text,
 )
+from pathgrade.io.ingest._turns import TurnMarks
 from pathgrade.io.ingest.openai_messages import content_text
 from pathgrade.io.ingest.tau_bench import gold_case
 
@@ -125,6 +132,7 @@ class _Trajectory:
         self.answer: str | None = None
         self.texts = 0  # assistant messages that only reply (tau-bench's respond actions)
         self.done = False
+        self.turns = TurnMarks()
         self._turn = 0
         self._waiting: list[dict[str, Any]] = []
         for index, message in enumerate(traj):
@@ -135,6 +143,8 @@ class _Trajectory:
             self.done = STOP in (content_text(last.get("content")) or "")
         elif isinstance(last, dict) and last.get("role") == "tool" and self.steps:
             self.done = self.steps[-1]["tool"] in TERMINATE_TOOLS and not self._waiting
+            if self.done:
+                self.turns.end("agent")
 
     def _message(self, message: Any, at: At) -> None:
         role = message.get("role")
@@ -147,8 +157,15 @@ class _Trajectory:
             if reply:
                 self.answer = reply
                 self.texts += 0 if calls else 1
+                self.turns.reply(reply)
         elif role == "tool":
             self._result(message, at)
+        elif role == "user":
+            said = content_text(message.get("content"))
+            if said is not None and STOP in said:
+                self.turns.end("user")
+            else:
+                self.turns.open(said, len(self.steps))
 
     def _call(self, call: Any, at: At, k: int) -> None:
         where = at.key("tool_calls").item(k)
@@ -210,11 +227,13 @@ def _run(record: Any, at: At, source: _Source) -> Run:
     r_actions, r_outputs = _outcome(info, at.key("info"))
     model = f"#{source.model}" if source.model else ""
     try:
+        steps = tuple(Step(**s) for s in path.steps)
         return Run(
             case_id=case_id,
             run_id=f"{case_id}{model}#trial{trial}",
             trial=trial,
-            steps=tuple(Step(**s) for s in path.steps),
+            steps=steps,
+            turns=path.turns.turns(steps),
             answer=path.answer,
             success=reward == 1.0,
             metadata={

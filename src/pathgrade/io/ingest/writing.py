@@ -3,7 +3,8 @@ at all.
 
 The shapes are those :func:`pathgrade.io.cases.load_runs` and
 :func:`~pathgrade.io.cases.load_cases` read back (``pathgrade score CASES RUNS``): one JSON
-object per line, fields at their defaults left out.
+object per line, fields at their defaults left out (a conversation's ``steps`` too: its
+``turns`` hold them).
 """
 
 from __future__ import annotations
@@ -23,8 +24,14 @@ __all__ = ["case_record", "run_record", "write_cases", "write_lines", "write_run
 
 
 def run_record(run: Run) -> dict[str, object]:
-    """A run as a runs-JSONL object (fields at their defaults left out)."""
-    return run.model_dump(mode="json", exclude_defaults=True)
+    """A run as a runs-JSONL object (fields at their defaults left out).
+
+    A conversation (a run with ``turns``) is written without ``steps``: they are its turns'
+    steps in order, and reading the record rebuilds them (writing both would store each step
+    twice).
+    """
+    exclude = {"steps"} if run.turns is not None else None
+    return run.model_dump(mode="json", exclude_defaults=True, exclude=exclude)
 
 
 def case_record(case: Case) -> dict[str, object]:
