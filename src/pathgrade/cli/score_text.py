@@ -7,8 +7,9 @@ Untrusted text is never markup; ids go through :func:`pathgrade.report.display.c
 from __future__ import annotations
 
 import shlex
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from rich import box
 from rich.console import Console
@@ -22,6 +23,7 @@ from pathgrade.report.text import cell
 __all__ = [
     "LEGEND",
     "RUN_COLUMNS",
+    "conversation_notes",
     "defect_text",
     "next_commands",
     "render_legend",
@@ -39,7 +41,11 @@ LEGEND = (
     ("path", "path_score, 0-100: 100 minus the penalties of its defects"),
     ("comp", "composite, 0-1: weighted mean of tool, argument, order accuracy, efficiency"),
     ("goal", "goal_success: the run's success, else its answer against the gold answer"),
-    ("defects", "kind, @N the agent step it is on (ref@N a reference step), -P points lost"),
+    (
+        "defects",
+        "kind, @N the agent step it is on (ref@N a reference step), -P points lost;"
+        " a conversation's notes, turn N from 1",
+    ),
     ("", "steps count from 0, as in --json and the report; docs/trajectory.md defines all"),
 )
 
@@ -57,6 +63,14 @@ def defect_text(defect: Defect) -> str:
     return " ".join(parts)
 
 
+def conversation_notes(entry: Mapping[str, Any] | None) -> list[str]:
+    """A conversation's notes (docs/conversations.md), ``turn N: note`` for a turn's."""
+    if not entry:
+        return []
+    found = [f"turn {row['turn']}: {note}" for row in entry["turns"] for note in row["notes"]]
+    return [*found, *entry["notes"]]
+
+
 def render_runs(console: Console, result: ScoreResult, limit: int) -> None:
     """One row per run (up to ``limit``): identity, headline scores, defects with steps."""
     table = FitTable("Runs", box=box.HEAVY_HEAD, compact=False)
@@ -68,7 +82,7 @@ def render_runs(console: Console, result: ScoreResult, limit: int) -> None:
     table.add_column("defects", prose=True)
     for index in range(min(limit, len(result))):
         run = result[index]
-        defects = "\n".join(defect_text(d) for d in run.defects)
+        defects = "\n".join([*map(defect_text, run.defects), *conversation_notes(run.conversation)])
         table.add_row(
             Text(clip(run.case_id) + (f" / {clip(run.run_id)}" if run.run_id else "")),
             Text(str(run.trial)),
