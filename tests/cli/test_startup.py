@@ -67,6 +67,7 @@ HELPS = [
     ["judge-agreement"],
     ["ingest"],
     ["replay"],
+    ["simulate"],
     ["report"],
     ["runs"],
     ["runs", "list"],

@@ -73,6 +73,9 @@ def _register() -> None:
     from pathgrade.cli import replay as _replay
 
     app.command("replay", cls=_replay.ReplayCommand)(_replay.replay_command)
+    from pathgrade.cli import simulate as _simulate
+
+    app.command("simulate")(_simulate.simulate_command)
     from pathgrade.cli import report as _report
     from pathgrade.cli import runs as _runs
 

@@ -16,6 +16,15 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from pathgrade.cli.agent_options import (
+    AgentOption,
+    EndpointOption,
+    ModelOption,
+    SystemOption,
+    check_agent_choice,
+    read_text,
+    retry_policy,
+)
 from pathgrade.cli.defaults import DEFAULT_DEADLINE, DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_MAX_TURNS
 from pathgrade.cli.lazy_help import help_filled_by
 from pathgrade.cli.outputs import check_output_file
@@ -24,7 +33,6 @@ from pathgrade.report.display import clip
 
 if TYPE_CHECKING:
     from pathgrade.core.types import Run
-    from pathgrade.openai_compat import RetryPolicy
 
 
 _MODE_HELP = "Argument matching mode (docs/trajectory.md, Argument matching)."
@@ -48,21 +56,9 @@ class OnUnrecorded(StrEnum):
 
 def replay_command(
     runs: Annotated[Path, typer.Argument(help="Recorded runs JSONL (the tool fixtures).")],
-    agent: Annotated[
-        str | None,
-        typer.Option("--agent", help="The agent: 'module:callable' or 'file.py:callable'."),
-    ] = None,
-    endpoint: Annotated[
-        str | None,
-        typer.Option(
-            "--endpoint",
-            help="The agent: an OpenAI-compatible base URL ({URL}/chat/completions); the"
-            " API key is read from PATHGRADE_AGENT_API_KEY.",
-        ),
-    ] = None,
-    model: Annotated[
-        str | None, typer.Option("--model", help="Model name sent to --endpoint.")
-    ] = None,
+    agent: AgentOption = None,
+    endpoint: EndpointOption = None,
+    model: ModelOption = None,
     tools: Annotated[
         Path | None,
         typer.Option(
@@ -71,9 +67,7 @@ def replay_command(
             " for every tool called in RUNS.",
         ),
     ] = None,
-    system: Annotated[
-        Path | None, typer.Option("--system", help="Text file: the endpoint's system prompt.")
-    ] = None,
+    system: SystemOption = None,
     max_turns: Annotated[
         int, typer.Option("--max-turns", help="Most model calls per run (--endpoint).")
     ] = DEFAULT_MAX_TURNS,
@@ -156,15 +150,7 @@ def replay_command(
     from pathgrade.replay.loader import load_agent
 
     check_output_file(out, "--out")
-    if (agent is None) == (endpoint is None):
-        raise InputError("give exactly one of --agent and --endpoint", field="--agent")
-    if agent is not None:
-        given = {"--model": model, "--tools": tools, "--system": system}
-        extra = [name for name, value in given.items() if value is not None]
-        if extra:
-            raise InputError(f"{extra[0]} goes with --endpoint, not --agent", field=extra[0])
-    if endpoint is not None and not model:
-        raise InputError("--endpoint needs --model", field="--model")
+    check_agent_choice(agent, endpoint, model, tools, system)
     if max_turns < 1:
         raise InputError(f"must be >= 1, got {max_turns}", field="--max-turns")
     scoring = load_config(config) if config else load_config(None)
@@ -208,10 +194,10 @@ def replay_command(
             timeout=timeout,
             deadline=deadline,
             max_response_bytes=max_response_bytes,
-            retry=_retry(max_retries),
+            retry=retry_policy(max_retries),
         )
         schemas = function_tools(load_tools(tools)) if tools else tools_from_runs(recorded)
-        prompt = _read_text(system, "--system") if system else None
+        prompt = read_text(system, "--system") if system else None
         with EndpointClient(settings, rng=random.Random(seed)) as client:
             loop: Agent = EndpointAgent(client, system=prompt, tools=schemas, max_turns=max_turns)
             replayed = replay_with(loop)
@@ -225,23 +211,6 @@ def replay_command(
     )
     if endpoint is not None:
         _endpoint_summary(replayed)
-
-
-def _retry(max_retries: int) -> RetryPolicy:
-    from pathgrade.openai_compat import RetryPolicy
-
-    if max_retries < 0:
-        raise InputError(f"must be >= 0, got {max_retries}", field="--max-retries")
-    return RetryPolicy(max_retries=max_retries)
-
-
-def _read_text(path: Path, option: str) -> str:
-    try:
-        return path.read_text(encoding="utf-8")
-    except OSError as error:
-        raise InputError(f"cannot read: {error.strerror}", file=str(path), field=option) from None
-    except UnicodeDecodeError:
-        raise InputError("not UTF-8 text", file=str(path), field=option) from None
 
 
 def _endpoint_summary(replayed: list[Run]) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import orjson
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -79,3 +80,20 @@ def test_the_first_difference_is_bounded(a: list[Any], b: list[Any]) -> None:
     else:
         assert 1 <= found <= min(len(ta), len(tb)) + 1
         assert ta[: found - 1] == tb[: found - 1]
+
+
+def test_arguments_compare_as_canonical_json() -> None:
+    def turn(arguments: dict[str, Any], tool: str = "lookup", user: str = "hi") -> Any:
+        return [(user, ((tool, orjson.dumps(arguments, option=orjson.OPT_SORT_KEYS)),), "ok")]
+
+    run = Run.model_validate(
+        {"case_id": "c", "turns": [{"user": "hi", "steps": [{"tool": "lookup",
+         "arguments": {"id": 1, "x": 2}}], "reply": "ok"}]}
+    )  # fmt: skip
+    from pathgrade.metrics.conversation.divergence import _transcript
+
+    base = _transcript(run)
+    assert first_difference(base, turn({"x": 2, "id": 1})) is None  # key order does not count
+    assert first_difference(base, turn({"id": 1.0, "x": 2})) == 1  # 1 and 1.0 differ
+    assert first_difference(base, turn({"id": 1, "x": 2}, tool="search")) == 1
+    assert first_difference(base, turn({"id": 1, "x": 2}, user="hello")) == 1

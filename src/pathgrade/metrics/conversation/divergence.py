@@ -1,7 +1,8 @@
 """How often trials of a conversation diverge, and where (docs/conversations.md).
 
 Two trials of a case are the same at turn ``t`` when their turn ``t`` has the same user
-message, the same calls (tool and arguments, in order) and the same reply. A case's trials
+message, the same calls (tool and arguments, in order; arguments as canonical JSON, so key order
+does not count and ``1`` and ``1.0`` differ) and the same reply. A case's trials
 *diverge* when some trial differs from the case's first trial (the lowest trial number, then
 input order) at some turn; its *first divergent turn* is the smallest such ``t`` (from 1) over
 its trials. A transcript that ends sooner differs at its first missing turn, so that turn is at
@@ -16,6 +17,8 @@ from collections import Counter
 from collections.abc import Hashable, Sequence
 from typing import Any
 
+import orjson
+
 from pathgrade.core.types import Run, Step
 
 __all__ = ["first_difference", "trial_divergence"]
@@ -24,7 +27,7 @@ _Key = tuple[Hashable, ...]
 
 
 def _step_key(step: Step) -> Hashable:
-    return (step.tool, repr(step.arguments))
+    return (step.tool, orjson.dumps(step.arguments, option=orjson.OPT_SORT_KEYS))
 
 
 def _transcript(run: Run) -> list[_Key]:
