@@ -168,9 +168,44 @@ class Stub:
         return Reply(status=404, body='{"error": "no stub rule matches"}')
 
 
+def stream_events(made: dict[str, Any]) -> bytes:
+    """``made`` (a reply object) as the server-sent events of a streamed reply: the role, the
+    content three characters a chunk, each tool call's id and name then its arguments in two
+    pieces, the finish reason, the usage chunk and ``[DONE]`` (the OpenAI protocol)."""
+    choice = made["choices"][0]
+    message = choice["message"]
+    deltas: list[dict[str, Any]] = [{"role": "assistant"}]
+    text = message.get("content") or ""
+    deltas += [{"content": text[i : i + 3]} for i in range(0, len(text), 3)]
+    for index, call in enumerate(message.get("tool_calls") or ()):
+        arguments = call["function"]["arguments"]
+        half = len(arguments) // 2
+        head = {"index": index, "id": call["id"], "type": "function"}
+        deltas.append({"tool_calls": [{**head, "function": {"name": call["function"]["name"]}}]})
+        for piece in (arguments[:half], arguments[half:]):
+            deltas.append({"tool_calls": [{"index": index, "function": {"arguments": piece}}]})
+    base = {
+        "id": made["id"],
+        "object": "chat.completion.chunk",
+        "model": made["model"],
+        "system_fingerprint": made["system_fingerprint"],
+    }
+    chunks = [
+        {**base, "choices": [{"index": 0, "delta": d, "finish_reason": None}]} for d in deltas
+    ]
+    chunks.append(
+        {**base, "choices": [{"index": 0, "delta": {}, "finish_reason": choice["finish_reason"]}]}
+    )
+    if made.get("usage") is not None:
+        chunks.append({**base, "choices": [], "usage": made["usage"]})
+    lines = [b"data: " + json.dumps(c).encode() + b"\n\n" for c in chunks]
+    return b": stub stream\n\n" + b"".join(lines) + b"data: [DONE]\n\n"
+
+
 def _handler(stub: Stub) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
+        disable_nagle_algorithm = True  # else each reply waits for the client's delayed ACK
 
         def log_message(self, format: str, *args: Any) -> None:
             pass
@@ -189,13 +224,17 @@ def _handler(stub: Stub) -> type[BaseHTTPRequestHandler]:
                 reply = stub.pick(body)
                 if reply.delay:
                     time.sleep(reply.delay)
+                kind = "application/json"
                 if reply.body is not None:
                     payload = reply.body.encode()
                 else:
                     answer = reply.content if reply.tool_calls else reply.content or ""
-                    payload = json.dumps(completion(answer, reply.tool_calls, reply.usage)).encode()
+                    made = completion(answer, reply.tool_calls, reply.usage)
+                    payload = json.dumps(made).encode()
+                    if body.get("stream"):
+                        payload, kind = stream_events(made), "text/event-stream"
                 self.send_response(reply.status)
-                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Type", kind)
                 self.send_header("Content-Length", str(len(payload)))
                 for name, value in reply.headers.items():
                     self.send_header(name, value)

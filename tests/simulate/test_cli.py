@@ -220,3 +220,16 @@ def test_an_endpoint_agent_from_the_command_line(
     assert run["metadata"]["simulator"]["agent"] == {"kind": "endpoint", "model": "m",
                                                      "max_calls": 10}  # fmt: skip
     assert stub.requests[0]["body"]["messages"][0]["content"] == "You are the shop agent."
+
+
+def test_stream_asks_for_streamed_replies(tmp_path: Path, stub: Any) -> None:
+    _, fixtures = _files(tmp_path, [case("a", script=("order W1 please",))])
+    stub.on("order W1", stub.tool_calls(("lookup", {"order_id": "W1"}, "c1")),
+            stub.reply(content="Delivered, as the lookup says."))  # fmt: skip
+    command = ["simulate", str(tmp_path / "cases.jsonl"), "--endpoint", stub.url, "--model", "m"]
+    out = str(tmp_path / "o")
+    assert main([*command, "--stream", "--fixtures", str(fixtures), "-o", out]) == 0
+    (run,) = _lines(tmp_path / "o")
+    assert run["answer"] == "Delivered, as the lookup says."
+    assert [s["tool"] for s in run["turns"][0]["steps"]] == ["lookup"]
+    assert all(r["body"]["stream"] is True for r in stub.requests)

@@ -142,6 +142,12 @@ def simulate_command(
         bool,
         typer.Option("--no-timing", help="Leave latencies out: repeatable output, byte for byte."),
     ] = False,
+    stream: Annotated[
+        bool,
+        typer.Option(
+            "--stream", help="Ask the endpoints for streamed replies (assembled, bounded)."
+        ),
+    ] = False,
 ) -> None:
     """Simulate conversations between a user and an agent; write one run per conversation."""
     _check_options(agent, endpoint, model, system, tools, user, user_url, user_model)
@@ -244,6 +250,7 @@ def _simulate(given: dict[str, Any]) -> None:
     plan = load_faults(given["faults"]) if given["faults"] is not None else None
     seed: int = given["seed"]
     request = {"seed": seed, "timeout": given["deadline"], "deadline": given["deadline"]}
+    request["stream"] = given["stream"]
     request["retry"] = retry_policy(given["max_retries"])
     with ExitStack() as stack:
         turn_agent: TurnAgent

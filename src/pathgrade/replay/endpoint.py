@@ -56,6 +56,7 @@ from pathgrade.openai_compat import (
     sampling_params,
     usage_of,
 )
+from pathgrade.replay.sse import assemble_stream
 
 T = TypeVar("T")
 
@@ -83,6 +84,9 @@ class EndpointConfig:
         retry: retries and backoff (the judge's defaults).
         price_input_per_1k: cost of 1000 prompt tokens (None: cost not recorded).
         price_output_per_1k: cost of 1000 completion tokens.
+        stream: ask for a streamed reply (``"stream": true`` with usage), assembled into the
+            one reply a plain request gets (:mod:`pathgrade.replay.sse`); ``deadline`` bounds
+            the whole stream, so a stream that drips is a failed attempt like a slow body.
     """
 
     base_url: str
@@ -97,6 +101,7 @@ class EndpointConfig:
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     price_input_per_1k: float | None = None
     price_output_per_1k: float | None = None
+    stream: bool = False
 
     def __post_init__(self) -> None:
         if not self.base_url.startswith(("http://", "https://")):
@@ -279,6 +284,9 @@ class EndpointClient:
         if tools:
             body["tools"] = list(tools)
         body.update(self.config.sampling())
+        if self.config.stream:
+            body["stream"] = True
+            body["stream_options"] = {"include_usage": True}
         payload = orjson.dumps(body)
         policy = self.config.retry
         error = "no attempt made"
@@ -313,10 +321,17 @@ class EndpointClient:
         raise EndpointError(error)  # pragma: no cover - the loop always returns or raises
 
     def _completion(self, content: bytes, latency: float, attempts: int) -> Completion:
-        try:
-            data = orjson.loads(content)
-        except orjson.JSONDecodeError:
-            data = None
+        data: Any
+        if self.config.stream:
+            try:
+                data = assemble_stream(content)
+            except ValueError as problem:
+                raise EndpointError(f"HTTP 200 but the stream is broken: {problem}") from None
+        else:
+            try:
+                data = orjson.loads(content)
+            except orjson.JSONDecodeError:
+                data = None
         if not isinstance(data, dict):
             raise EndpointError("HTTP 200 but the body is not a JSON object")
         data = self.redactor(data)  # nothing derived from a reply holds the key
