@@ -28,9 +28,10 @@ def test_by_hand() -> None:
     body = _events(
         {"id": "x", "model": "m", "choices": [{"delta": {"role": "assistant", "content": "Hel"}}]},
         {"choices": [{"delta": {"content": "lo"}}]},
-        {"choices": [{"delta": {"tool_calls": [{"index": 0, "id": "c1",
-                                                "function": {"name": "lookup", "arguments": "{\"id"}}]}}]},
-        {"choices": [{"delta": {"tool_calls": [{"index": 0, "function": {"arguments": "\": 1}"}}]}}]},
+        {"choices": [{"delta": {"tool_calls": [
+            {"index": 0, "id": "c1", "function": {"name": "lookup", "arguments": "{\"id"}}]}}]},
+        {"choices": [{"delta": {"tool_calls": [
+            {"index": 0, "function": {"arguments": "\": 1}"}}]}}]},
         {"choices": [{"delta": {}, "finish_reason": "tool_calls"}]},
         {"choices": [], "usage": {"prompt_tokens": 3, "completion_tokens": 2, "total_tokens": 5}},
     )  # fmt: skip
@@ -60,8 +61,9 @@ def test_the_stub_stream_assembles_to_the_plain_reply(content: str | None, tool_
 
 @pytest.mark.parametrize(
     ("body", "message"),
-    [(b"data: {\"choices\": []}\n\n", "without 'data: \\[DONE\\]'"), (b"hello\n", "not 'data: ...'"),
-     (b"data: {oops\n\ndata: [DONE]\n", "not JSON"), (b"data: [1]\n\ndata: [DONE]\n", "object")],
+    [(b"data: {\"choices\": []}\n\n", "without 'data: \\[DONE\\]'"),
+     (b"hello\n", "not 'data: ...'"), (b"data: {oops\n\ndata: [DONE]\n", "not JSON"),
+     (b"data: [1]\n\ndata: [DONE]\n", "object")],
 )  # fmt: skip
 def test_broken_streams_are_refused(body: bytes, message: str) -> None:
     with pytest.raises(ValueError, match=message):
@@ -80,8 +82,9 @@ def _conversation(stub: Any, stream: bool) -> Any:
     for rule in stub.rules:
         rule.hits = 0
     config = {"retry": RetryPolicy(0), "stream": stream}
-    with EndpointClient(EndpointConfig(stub.url, "agent-m", **config)) as agent_client, \
-            EndpointClient(EndpointConfig(stub.url, "user-m", **config)) as user_client:  # fmt: skip
+    agent_config = EndpointConfig(stub.url, "agent-m", **config)
+    user_config = EndpointConfig(stub.url, "user-m", **config)
+    with EndpointClient(agent_config) as agent_client, EndpointClient(user_config) as user_client:
         agent = EndpointTurnAgent(agent_client, system="You are the shop agent.")
         (run,) = simulate([case()], agent, LLMUser(user_client), fixtures=[FIXTURES], timing=False)
     assert all(r["body"].get("stream", False) is stream for r in stub.requests)

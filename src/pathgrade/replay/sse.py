@@ -6,8 +6,9 @@ The body is ``data: {chunk}`` lines ending with ``data: [DONE]``. Each chunk's
 is keyed by its ``index``, its ``id`` and ``function.name`` set once and its
 ``function.arguments`` pieces joined. The last ``finish_reason`` and the chunk with ``usage``
 (``stream_options.include_usage``) complete it; ``id``, ``model`` and
-``system_fingerprint`` are the chunks' (the last one given). Comment lines (``:``) and ``event:`` lines
-are skipped. Pure: bytes in, a dict out; a body that is no stream raises :class:`ValueError`.
+``system_fingerprint`` are the chunks' (the last one given). Comment lines (``:``) and
+``event:`` lines are skipped. Pure: bytes in, a dict out; a body that is no stream raises
+:class:`ValueError`.
 """
 
 from __future__ import annotations
