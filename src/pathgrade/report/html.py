@@ -7,8 +7,9 @@ inline SVG charts (:mod:`pathgrade.report.forest`, :mod:`pathgrade.report.trials
 :mod:`pathgrade.report.svg`) and a small inline script. The per-case data (trace content:
 untrusted) travels as one JSON blob in ``<script type="application/json">``, escaped by
 :func:`~pathgrade.report.templating.json_for_script`; the script builds the case table and
-the trajectory view from it with DOM text nodes only (never ``innerHTML``), a page of rows
-at a time, and writes numbers with the rule of :mod:`pathgrade.report.number_text`.
+the trajectory and conversation views from it with DOM text nodes only (never
+``innerHTML``), a page of rows at a time, and writes numbers with the rule of
+:mod:`pathgrade.report.number_text`.
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ from pathgrade.stats.ablation import EFFECT_LABELS
 __all__ = ["page_script", "render_html", "write_html"]
 
 #: The parts of the page's script, in order; they share one function scope.
-SCRIPT_PARTS = ("format.js", "case_view.js", "report.js")
+SCRIPT_PARTS = ("format.js", "case_view.js", "conversation_view.js", "report.js")
 
 
 def page_script() -> str:
@@ -47,8 +48,11 @@ def page_script() -> str:
 
 
 def _metric_names(data: ReportData) -> list[str]:
-    """The metrics the page's script writes: the case table's columns and the case view's."""
+    """The metrics the page's script writes: the case table's columns and the case view's
+    (with ``path_score``, a turn's score, when some run is a conversation)."""
     names: dict[str, None] = dict.fromkeys(data.columns)
+    if any("conversation" in case for case in data.cases):
+        names["path_score"] = None
     for case in data.cases[:1000]:
         names.update(dict.fromkeys(case["metrics"]))
         names.update(dict.fromkeys(f"usage.{u}" for u in case["usage"]))

@@ -23,6 +23,7 @@ from pathgrade.stats.compare import Comparison
 
 __all__ = [
     "comparison_markdown",
+    "conversations_markdown",
     "md_cell",
     "md_table",
     "publish",
@@ -64,9 +65,31 @@ def _mean_interval(row: Mapping[str, Any], name: str) -> str:
     return format_interval(low, high, name)
 
 
+def conversations_markdown(conversations: Mapping[str, Any]) -> list[str]:
+    """The summary's ``conversations`` (docs/conversations.md): runs and turns, then
+    ``pass^k`` (and ``pass@k``) of ``conversation_success`` by k when cases have trials."""
+    turns = conversations.get("turns") or {}
+    head = f"{conversations.get('runs', 0)} conversation runs"
+    if turns:
+        mean = format_value(turns.get("mean"), "turns")
+        head += f", {mean} turns on average (max {turns.get('max')})"
+    lines = ["#### Conversations", "", head]
+    hat = conversations.get("pass^k") or {}
+    if hat:
+        at = conversations.get("pass@k") or {}
+        rows = [
+            [md_cell(str(k)), format_value(v, "pass^k"), format_value(at.get(k), "pass@k")]
+            for k, v in hat.items()
+        ]
+        lines += ["", *md_table(["k", "pass^k", "pass@k"], [True, True, True], rows)]
+        lines += ["", "over `conversation_success`; pass^k: the chance that k trials all succeed"]
+    return lines
+
+
 def summary_markdown(summary: Mapping[str, Any], title: str = "pathgrade score") -> str:
     """``score``'s summary: the table over cases (mean of per-case means, interval, cases,
-    runs, undefined, better), the system amounts, the defect counts."""
+    runs, undefined, better), the system amounts, the defect counts, the conversations
+    (:func:`conversations_markdown`, when the summary has them)."""
     amounts = system_amounts(summary)
     by_case = {k: v for k, v in (summary.get("by_case") or {}).items() if k not in amounts}
     cases = max((row["n_cases"] for row in by_case.values()), default=0)
@@ -110,6 +133,9 @@ def summary_markdown(summary: Mapping[str, Any], title: str = "pathgrade score")
     if defects:
         shown = ", ".join(f"{md_cell(k)} {v}" for k, v in sorted(defects.items()))
         lines += ["", f"defects: {shown}"]
+    conversations = summary.get("conversations")
+    if conversations:
+        lines += ["", *conversations_markdown(conversations)]
     return "\n".join(lines) + "\n"
 
 

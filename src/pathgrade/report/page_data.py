@@ -120,6 +120,9 @@ class ReportData:
     #: pass@k and pass^k by k, and the trial counts (``trials`` of the run summary).
     trials: list[TrialRow] = field(default_factory=list)
     trial_info: dict[str, Any] | None = None
+    #: The run summary's ``conversations`` (docs/conversations.md): runs, turns, pass^k of
+    #: conversation_success, trial divergence (None: no conversation).
+    conversations: dict[str, Any] | None = None
     #: The runs' latency distribution (None: no run has a latency).
     latency: LatencyData | None = None
     #: Changed cases' side-by-side paths, by variant row (as text): see

@@ -288,6 +288,7 @@ def build_report(
         trials=trial_rows(trials.get("pass@k"), trials.get("pass^k")),
         trial_info=trials.get("trials"),
         latency=latency_data(variant.records),
+        conversations=summary.get("conversations"),
     )
     if slices is not None:
         data.slices = _slice_tables(

@@ -20,6 +20,7 @@ from typing import Any
 
 from pathgrade.report.page_data import DefectRow
 from pathgrade.report.step_flags import DEFECT_FLAGS, flag_keys
+from pathgrade.reporting.conversation import conversation_entry
 from pathgrade.stats.records import AMOUNTS, amount
 
 __all__ = [
@@ -102,7 +103,8 @@ def case_rows(
     traces: Sequence[Mapping[str, Any] | None],
     summary: Mapping[str, Any],
 ) -> list[dict[str, Any]]:
-    """One row per run, as the page's script reads it (``flags`` only when some step has)."""
+    """One row per run, as the page's script reads it (``flags`` only when some step has;
+    ``conversation`` only for a run with turns, :func:`conversation_entry`)."""
     dangerous = dangerous_calls(summary)
     rows = []
     for record, trace in zip(records, traces, strict=True):
@@ -124,6 +126,9 @@ def case_rows(
         flags = step_flags(record, tools, dangerous.get(run_key(record), ()), failed_steps(trace))
         if flags:
             row["flags"] = flags
+        conversation = conversation_entry(record, trace)
+        if conversation is not None:
+            row["conversation"] = conversation
         rows.append(row)
     return rows
 

@@ -1,4 +1,4 @@
-// pathgrade report, part 2 of 3: the case view (trajectory, defects, retrieval) and, for a
+// pathgrade report, part 2 of 4: the case view (trajectory, defects, retrieval) and, for a
 // changed case, the baseline's and the variant's paths side by side (DATA.pairs).
 var OPS = { match: "match", substitution: "substitution", insertion: "extra", deletion: "missing" };
 var PAIR_OPS = { same: "same call", changed: "arguments changed", replaced: "other tool",
@@ -52,16 +52,18 @@ function fieldTable(fields) {
   table.appendChild(body);
   return table;
 }
-// A step's cell: its badges (flags), tool and arguments, output and error.
-function stepCell(step, flags, fallback) {
+// A step as shown: its badges (flags), tool and arguments, output and error (the recorded
+// text `fallback` when there is no step); stepCell puts it in a table cell.
+function stepParts(step, flags, fallback) {
   var marks = badges(flags || []);
-  if (!step) return el("td", { className: "step" }, marks.concat([fallback || ""]));
+  if (!step) return marks.concat([fallback || ""]);
   var call = step.text !== undefined ? [el("b", { text: step.text })] : [el("b", { text: step.tool }), " " + json(step.arguments)];
   var parts = [el("div", null, marks.concat(call))];
   if (step.output !== undefined) parts.push(el("details", null, [el("summary", { text: "output" }), el("pre", { className: "text", text: show(step.output) })]));
   if (step.error !== undefined) parts.push(el("div", { className: "fail", text: "error: " + step.error }));
-  return el("td", { className: "step" }, parts);
+  return parts;
 }
+function stepCell(step, flags, fallback) { return el("td", { className: "step" }, stepParts(step, flags, fallback)); }
 // The row class of a step: its op, and its most severe flag (flags come most severe first).
 function rowClass(base, flags) { return base + (flags.length ? " flagged flag-" + flags[0] : ""); }
 function position(j) { return j === null || j === undefined ? "" : String(j); }
@@ -190,6 +192,7 @@ function renderCase(i) {
   detail.appendChild(section("Metrics", [grid]));
   var pair = DATA.pairs[String(i)];
   if (pair) detail.appendChild(pairView(pair, c));
+  if (c.conversation) detail.appendChild(conversationView(c, t));
   if (t.query !== undefined) detail.appendChild(section("Query", [el("pre", { className: "text", id: "query", text: t.query })]));
   if (t.answer !== undefined || t.gold_answer !== undefined) {
     var answers = [];

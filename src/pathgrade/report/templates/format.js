@@ -1,4 +1,4 @@
-// pathgrade report, part 1 of 3: DOM and text helpers. The three parts share one function
+// pathgrade report, part 1 of 4: DOM and text helpers. The four parts share one function
 // scope (html.py wraps them in one strict IIFE); no innerHTML anywhere: trace content is
 // untrusted.
 var DATA = JSON.parse(document.getElementById("pathgrade-data").textContent);

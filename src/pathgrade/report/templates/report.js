@@ -1,4 +1,4 @@
-// pathgrade report, part 3 of 3: the case table, the sortable tables and the router.
+// pathgrade report, part 4 of 4: the case table, the sortable tables and the router.
 // ---- the case table -------------------------------------------------------------------
 var PAGE = 100;
 var metricNames = [];
@@ -192,12 +192,15 @@ function sortableTables() {
 }
 
 function route() {
-  var match = /^#case=(\d+)$/.exec(location.hash);
+  // #case=N opens a case; #case=N/conversation opens it at its conversation view.
+  var match = /^#case=(\d+)(\/conversation)?$/.exec(location.hash);
   var overview = document.getElementById("overview"), caseView = document.getElementById("case-view");
   if (match && Number(match[1]) < CASES.length) {
     renderCase(Number(match[1]));
     overview.hidden = true;
     caseView.hidden = false;
+    var conversation = match[2] ? document.getElementById("conversation") : null;
+    if (conversation) conversation.scrollIntoView();
   } else {
     caseView.hidden = true;
     overview.hidden = false;
