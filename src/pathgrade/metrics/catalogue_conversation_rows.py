@@ -44,7 +44,7 @@ CONVERSATION = (
     MetricRow("turn_path_score", "conversation", H, "score",
             "mean over turns of the path_score of turn i's calls against turn_references[i]"
             " (missing turn: no calls)",
-            _NO_TURN_REFS, bounds=(0.0, 100.0)),
+            _NO_TURN_REFS, "points", bounds=(0.0, 100.0)),
     MetricRow("turns_on_path", "conversation", H, "proportion",
             "turns whose path_score is 100 / turns scored", _NO_TURN_REFS),
     MetricRow("first_off_path_turn", "conversation", N, "count",
