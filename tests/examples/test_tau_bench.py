@@ -237,3 +237,42 @@ def test_cli_cases_and_the_script_cases_agree(
     script_cases, script_runs = example.cases_and_runs()
     assert load_cases(cases).items == script_cases
     assert load_runs(runs).items == script_runs
+
+
+def test_the_conversation_figures_of_the_doc(
+    cli_files: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    # docs/tau_bench.md, "Conversations": the bundled runs keep their turns, so score also
+    # runs the conversation layer; the path figures above do not move.
+    from pathgrade.cli.main import main
+
+    cases, runs = cli_files
+    capsys.readouterr()
+    assert main(["score", str(cases), str(runs), "--config", str(TOML), "--json"]) == 0
+    record = orjson.loads(capsys.readouterr().out)
+    summary, results = record["summary"], record["results"]
+    conversations = summary["conversations"]
+    assert conversations["runs"] == 200 and conversations["turns"] == {"mean": 6.715, "max": 30}
+    assert conversations["pass^k"] == pytest.approx(
+        {"1": 0.42, "2": 0.2733, "3": 0.22, "4": 0.2}, abs=1e-4
+    )
+    assert conversations["divergence"]["diverged"] == 50
+    assert conversations["divergence"]["first_turn"] == {"1": 50}
+    metrics = [r["metrics"] for r in results]
+    assert summary["conversation_success"] == pytest.approx(0.42)
+    assert sum(m["turns"] for m in metrics) == 1343
+    took = [m["turns_to_success"] for m in metrics if m["turns_to_success"] is not None]
+    assert len(took) == 84 and f"{sum(took) / 84:.2f}" == "6.15"
+    assert f"{summary['by_case']['turns_to_success']['mean']:.3f}" == "6.243"
+    assert [m["premature_end"] for m in metrics].count(True) == 13
+    assert summary["undefined"]["premature_end"] == 5
+    errors = [m for m in metrics if m["first_error_turn"] is not None]
+    assert len(errors) == 36 and summary["first_error_turn"] == 6.5
+    assert [m["error_recovered"] for m in errors].count(True) == 26
+    assert f"{summary['turns_to_recovery']:.2f}" == "1.38"
+    for name in ("user_outcome", "reasked_facts", "escalation_correct", "turn_path_score"):
+        assert name not in summary, name
+    assert "conversation" not in summary["not_computed"]
+    doc = " ".join(DOC.read_text().split())
+    for figure in ("6.715 on average (2 to 30, 1343 in all)", "147 conversations", "took 6.15"):
+        assert figure in doc, figure

@@ -16,6 +16,7 @@ import orjson
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from pathgrade.core.conversation import Turn
 from pathgrade.core.types import Run
 from pathgrade.io.cases import load_runs
 from pathgrade.io.ingest import (
@@ -262,8 +263,8 @@ def test_tau_bench_transfer_ends_by_the_agent(tmp_path: Path) -> None:
 
 
 def test_published_tau_bench_runs_keep_their_turns() -> None:
-    # Each real trajectory: one turn per user message before ###STOP###, and the path equal
-    # to the compact copy of the same run (made from the flat path, without turns).
+    # Each real trajectory: one turn per user message before ###STOP###, and the path and the
+    # turns equal to the compact copy of the same run (its ``turns`` field).
     records = {r["task_id"]: r for r in orjson.loads(PUBLISHED.read_bytes())}
     compact = {r.run_id: r for r in tau_bench.read(COMPACT)}
     runs = list(tau_bench_results.read(PUBLISHED))
@@ -277,7 +278,14 @@ def test_published_tau_bench_runs_keep_their_turns() -> None:
         flat = [(s.tool, s.arguments) for s in compact[run.run_id].steps]
         assert [(s.tool, s.arguments) for s in run.steps] == flat
         assert run.turns[-1].ended_by == ("user" if len(asked) < len(users) else "agent")
-    assert all(run.turns is None for run in compact.values())  # no messages: no turns
+        copy = compact[run.run_id]
+        assert copy.turns is not None and copy.answer == run.answer
+        assert [_turn_key(t) for t in copy.turns] == [_turn_key(t) for t in run.turns]
+
+
+def _turn_key(turn: Turn) -> tuple[object, ...]:
+    calls = [(s.tool, s.arguments) for s in turn.steps]
+    return (turn.user, calls, turn.reply, turn.ended_by)
 
 
 def test_single_turn_golden_files_have_no_turns() -> None:

@@ -10,12 +10,22 @@
 ``gold_actions``               the case's reference path (:func:`read_cases`; a ``respond``
                                action, if any, left out as tau-bench's reward leaves it)
 ``gold_outputs``               the case's ``metadata["gold_outputs"]`` (strings the replies
-                               must contain; the compact file has no reply text, so the
-                               recorded ``r_outputs`` is the only check of them)
+                               must contain; ``r_outputs`` is the recorded check of them)
+``turns[i]`` (optional)        turn ``i`` of ``Run.turns``: ``user`` (the user's message),
+                               ``reply`` (the agent's last text, or null), ``ended_by``
+                               (last turn only); its steps are steps ``first_action[i]``
+                               up to ``first_action[i + 1]`` (0 for the first turn, never
+                               decreasing, at most the number of steps), so the run's steps
+                               are the same with or without turns
 =============================  ============================================================
 
-The compact file carries no tool outputs, reply text, timings or tokens. tau-bench's own
-results files are read by :mod:`pathgrade.io.ingest.tau_bench_results`.
+``turns`` follows the rules of every message-reading reader (:mod:`._turns`): a line with
+one turn reads as a single-turn run (no ``Run.turns``); the last reply that is not null is
+the run's ``answer`` (the agent's last text, as the results reader's answer). A line without
+``turns`` reads as before. The bundled ``examples/tau_bench/tau_bench_runs.jsonl`` has turns:
+``examples/tau_bench/compact_turns.py`` adds them from tau-bench's results file, the same
+turns :mod:`pathgrade.io.ingest.tau_bench_results` reads there. The compact file carries no tool
+outputs, timings or tokens.
 """
 
 from __future__ import annotations
@@ -26,6 +36,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from pathgrade.core.conversation import END_REASONS, Turn
 from pathgrade.core.errors import InputError
 from pathgrade.core.types import Case, Run, Step
 from pathgrade.io.cases import validation_error
@@ -33,11 +44,14 @@ from pathgrade.io.ingest._common import (
     TRIAL_LIMIT,
     At,
     IngestOptions,
+    arr,
     bounded,
     head_text,
     json_lines,
+    obj,
     text,
 )
+from pathgrade.io.ingest._turns import TurnMarks
 
 NAME = "tau-bench"
 #: Tools of the tau-bench airline and retail domains that change the database.
@@ -59,6 +73,8 @@ WRITE_TOOLS = (
 #: The action name of a reply to the user: not a tool call, never part of the reference
 #: (tau-bench's ``calculate_reward`` leaves it out of the gold actions too).
 RESPOND = "respond"
+#: The members of a ``turns`` entry.
+TURN_FIELDS = frozenset({"user", "first_action", "reply", "ended_by"})
 #: Run metadata kept from a record (``None`` when the record lacks the field).
 RUN_METADATA = (
     "domain",
@@ -84,6 +100,45 @@ def _actions(value: Any, field: str, *, file: str, line: int) -> list[dict[str, 
     return value
 
 
+def _turn_marks(value: Any, n_steps: int, at: At) -> TurnMarks | None:
+    """The turn boundaries of ``turns`` (``None`` when the line has none; module docstring)."""
+    if value is None:
+        return None
+    entries = arr(value, at, optional=False)
+    if not entries:
+        raise at.error("expected at least one turn (or no turns field)")
+    marks = TurnMarks()
+    previous = 0
+    for index, entry in enumerate(entries):
+        where = at.item(index)
+        item = obj(entry, where, optional=False)
+        unknown = sorted(set(item) - TURN_FIELDS)
+        if unknown:
+            raise where.key(unknown[0]).error(f"unknown field; expected {sorted(TURN_FIELDS)}")
+        user = text(item.get("user"), where.key("user"), optional=False) or ""
+        if not user.strip():
+            raise where.key("user").error("a turn needs the user's message")
+        start = item.get("first_action")
+        high = n_steps if index else 0  # the first turn holds the calls before any message
+        if not isinstance(start, int) or isinstance(start, bool) or not previous <= start <= high:
+            hint = "" if index else " (the first turn holds the run's first calls)"
+            raise where.key("first_action").error(
+                f"expected an index into agent_actions from {previous} to {high},"
+                f" got {start!r:.40}{hint}"
+            )
+        previous = start
+        ended_by = item.get("ended_by")
+        if ended_by is not None and (ended_by not in END_REASONS or index < len(entries) - 1):
+            raise where.key("ended_by").error(
+                f"expected one of {list(END_REASONS)} on the last turn, got {ended_by!r:.40}"
+            )
+        marks.open(user, start)
+        marks.reply(text(item.get("reply"), where.key("reply")))
+        if ended_by is not None:
+            marks.end(ended_by)
+    return marks
+
+
 def _run(record: Any, file: str, line: int) -> Run:
     if not isinstance(record, dict):
         raise InputError("expected a JSON object", file=file, line=line)
@@ -101,19 +156,28 @@ def _run(record: Any, file: str, line: int) -> Run:
         )
     at = At(file, line)
     metadata = {k: bounded(record.get(k), at.key(k)) for k in RUN_METADATA}
+    marks = _turn_marks(record.get("turns"), len(actions), at.key("turns"))
     try:
+        steps = tuple(
+            Step(
+                tool=a["tool"],
+                arguments=a.get("arguments") or {},
+                error="tool result began with 'Error'" if i in failed else None,
+            )
+            for i, a in enumerate(actions)
+        )
+        turns: tuple[Turn, ...] | None = None
+        answer: str | None = None  # the agent's last text, as the results reader's answer
+        if marks is not None:
+            turns = marks.turns(steps)
+            answer = next((m.reply for m in reversed(marks.marks) if m.reply), None)
         run = Run(
             case_id=record.get("case_id"),
             run_id=record.get("run_id"),
             trial=record.get("trial", 0),
-            steps=tuple(
-                Step(
-                    tool=a["tool"],
-                    arguments=a.get("arguments") or {},
-                    error="tool result began with 'Error'" if i in failed else None,
-                )
-                for i, a in enumerate(actions)
-            ),
+            steps=steps,
+            turns=turns,
+            answer=answer,
             success=reward == 1.0,
             metadata={"source": NAME, **metadata},
         )
