@@ -48,6 +48,8 @@ JUDGE = ROOT / "tests" / "data" / "judge"
 #: Summary keys that are bookkeeping (counts of inputs, reasons, settings), not metrics.
 BOOKKEEPING = {"runs", "undefined", "not_computed", "cases_without_runs", "skipped", "engine"}
 TRIALS_COUNTS = {"cases", "runs", "min", "max", "undefined_runs", "undefined_cases"}
+#: ``summary["conversations"]["divergence"]``: counts over cases, no metric.
+DIVERGENCE_COUNTS = {"cases", "diverged", "share", "first_turn", "by_case"}
 #: Every retrieval spelling: each built-in, its aliases, cut-offs and parameters.
 RETRIEVAL_SPECS = (
     "precision@5", "P@3", "precision", "recall@5(no_gold=zero)", "R@2", "hit_rate@1",
@@ -88,6 +90,12 @@ def summary_names(summary: Mapping[str, Any]) -> set[str]:
             out |= set(value["metrics"])
         elif key == "defects":
             out |= {f"defects.{kind}" for kind in value}
+        elif key == "conversations":  # counts, pass^k of conversation_success, divergence
+            assert set(value) <= {"runs", "turns", "pass^k", "pass@k", "divergence"}
+            assert set(value["turns"]) <= {"mean", "max"}
+            assert set(value["divergence"]) == DIVERGENCE_COUNTS
+            out |= {"turns", "conversation_success"}
+            out |= {f"{name[:-1]}{k}" for name in ("pass@k", "pass^k") for k in value.get(name, ())}
         elif key == "abstention":
             out |= {f"abstention.{k}" for k in value if k != "curve"}
         elif key == "retrieval":
