@@ -55,7 +55,7 @@ def test_bad_pair_lines_name_the_line_and_field(tmp_path: Path) -> None:
     good = {"tool": "t", "field": "f", "reference": "a", "agent": "b", "equivalent": True}
     bad = {**good, "equivalent": "yes"}
     path.write_text(json.dumps(good) + "\n" + json.dumps(bad) + "\n")
-    with pytest.raises(InputError, match=r"pairs.jsonl:2: field 'equivalent' must be a bool"):
+    with pytest.raises(InputError, match=r"pairs.jsonl:2: field 'equivalent': must be a bool"):
         load_pairs(path)
 
 
@@ -68,7 +68,9 @@ def test_command_prints_figures_and_best_threshold(tmp_path: Path) -> None:
     pairs.write_text("".join(json.dumps({"tool": "s", "field": "q", "reference": r, "agent": a,
                                          "equivalent": e}) + "\n" for r, a, e in rows))  # fmt: skip
     config = tmp_path / "pathgrade.toml"
-    config.write_text(f'[matching.semantic]\nbackend = "toy-agree"\ncache_dir = "{tmp_path}"\n')
+    config.write_text(
+        f'[matching.semantic]\nbackend = "toy-agree"\nthreshold = 0.85\ncache_dir = "{tmp_path}"\n'
+    )
     from pathgrade.cli.matcher_agreement import matcher_agreement_command
 
     app = typer.Typer()
@@ -86,3 +88,52 @@ def test_command_prints_figures_and_best_threshold(tmp_path: Path) -> None:
     assert report["at_threshold"]["recall"] == 0.5
     assert report["best_kappa_threshold"] == 0.3
     assert report["pairs"] == 3 and report["equivalent"] == 2
+
+
+def _line(**fields: object) -> str:
+    row = {"tool": "t", "field": "f", "reference": "a", "agent": "b", "equivalent": True}
+    row.update(fields)
+    return json.dumps({k: v for k, v in row.items() if v is not None}) + "\n"
+
+
+def test_an_unknown_kind_names_file_line_and_field(tmp_path: Path) -> None:
+    path = tmp_path / "pairs.jsonl"
+    path.write_text(_line(kind="paraphrase") + _line(agent="c", kind="synonym"))
+    with pytest.raises(InputError, match=r"pairs.jsonl:2: field 'kind': unknown kind 'synonym'"):
+        load_pairs(path)
+
+
+def test_a_missing_label_names_file_line_and_field(tmp_path: Path) -> None:
+    path = tmp_path / "pairs.jsonl"
+    path.write_text(_line() + "\n" + _line(agent="c", equivalent=None))
+    with pytest.raises(InputError, match=r"pairs.jsonl:3: field 'equivalent': is missing"):
+        load_pairs(path)
+
+
+def test_a_duplicated_pair_names_both_lines_across_files(tmp_path: Path) -> None:
+    (tmp_path / "a.jsonl").write_text(_line(kind="paraphrase", domain="x"))
+    (tmp_path / "b.jsonl").write_text(_line(agent="c") + _line(equivalent=False))
+    with pytest.raises(InputError) as error:
+        load_pairs(tmp_path)  # a directory: its *.jsonl files, sorted, read as one set
+    message = str(error.value)
+    assert "\n" not in message
+    assert message.startswith(f"{tmp_path / 'b.jsonl'}:2: field 'agent': duplicated pair")
+    assert message.endswith(f"{tmp_path / 'a.jsonl'}:1")
+
+
+def test_several_files_and_directories_are_read_together(tmp_path: Path) -> None:
+    (tmp_path / "d").mkdir()
+    (tmp_path / "d" / "a.jsonl").write_text(_line(kind="id", domain="x"))
+    (tmp_path / "d" / "notes.txt").write_text("not pairs")
+    (tmp_path / "b.jsonl").write_text(_line(agent="c"))
+    pairs = load_pairs(tmp_path / "d", tmp_path / "b.jsonl")
+    assert [(p.agent, p.kind, p.domain) for p in pairs] == [("b", "id", "x"), ("c", None, None)]
+    with pytest.raises(InputError, match="no such file"):
+        load_pairs(tmp_path / "missing.jsonl")
+
+
+def test_bundled_pairs_load_with_kinds_and_domains() -> None:
+    pairs = load_pairs(Path(__file__).parents[2] / "examples" / "semantic")
+    assert len(pairs) >= 366 and all(p.kind is not None and p.domain for p in pairs)
+    share = sum(p.equivalent for p in pairs) / len(pairs)
+    assert 0.4 <= share <= 0.5

@@ -6,9 +6,6 @@ a re-run asks only what failed, an offline replay makes no call at all."""
 from __future__ import annotations
 
 import json
-import threading
-from collections.abc import Iterator
-from http.server import ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -20,16 +17,6 @@ from pathgrade.io.results import iter_results
 from .test_judge_mode import REF, SCRIPT, _Judge
 
 CONFIG = '[matching.tools.transfer]\nmode = "judge"\n'
-
-
-@pytest.fixture
-def stub() -> Iterator[str]:
-    _Judge.asked = []
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Judge)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/v1"
-    server.shutdown()
-    server.server_close()
 
 
 @pytest.fixture(autouse=True)
@@ -73,11 +60,11 @@ def _summary_fields(record: dict[str, Any]) -> dict[str, Any]:
 
 
 def test_score_cli_judges_with_cache_and_offline_replay(
-    stub: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    judge_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     summaries = list(SCRIPT)  # equivalent, not equivalent, judge_error (HTTP 400)
     base = _files(tmp_path, summaries)
-    judge = ["--judge-base-url", stub, "--judge-model", "scripted"]
+    judge = ["--judge-base-url", judge_url, "--judge-model", "scripted"]
     cache = ["--judge-cache", str(tmp_path / "verdicts")]
     out = tmp_path / "results.jsonl"
     first = _score([*base, *judge, *cache, "--out", str(out)], capsys)
@@ -120,10 +107,10 @@ def test_score_cli_judges_with_cache_and_offline_replay(
 
 
 def test_a_second_run_of_cached_verdicts_makes_no_call(
-    stub: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    judge_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     base = _files(tmp_path, list(SCRIPT)[:2])
-    args = [*base, "--judge-base-url", stub, "--judge-model", "scripted"]
+    args = [*base, "--judge-base-url", judge_url, "--judge-model", "scripted"]
     args += ["--judge-cache", str(tmp_path / "verdicts")]
     first = _score(args, capsys)
     assert len(_Judge.asked) == 2

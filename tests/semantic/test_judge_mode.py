@@ -6,12 +6,8 @@ from __future__ import annotations
 import asyncio
 import json
 import math
-import threading
-from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
-
-import pytest
 
 from pathgrade import Case, Run, ScoringConfig, score
 from pathgrade.core.types import Step
@@ -53,16 +49,6 @@ class _Judge(BaseHTTPRequestHandler):
 
     def log_message(self, *args: object) -> None:
         pass
-
-
-@pytest.fixture
-def judge_url() -> Iterator[str]:
-    _Judge.asked = []
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Judge)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/v1"
-    server.shutdown()
-    server.server_close()
 
 
 def _data() -> tuple[dict[str, Case], list[Run], ScoringConfig]:

@@ -41,14 +41,21 @@ JudgeOffline = Annotated[
 ]
 
 
-def _uses_judge(scoring: ScoringConfig) -> bool:
-    """Whether any call or field mode is ``judge`` (as
-    :func:`pathgrade.semantic.judged.uses_judge`, without importing the judge client)."""
+def _uses(scoring: ScoringConfig, mode: str) -> bool:
     matching = scoring.matching
-    return matching.mode == "judge" or any(
-        spec.mode == "judge" or any(f.mode == "judge" for f in spec.fields.values())
+    return matching.mode == mode or any(
+        spec.mode == mode or any(f.mode == mode for f in spec.fields.values())
         for spec in matching.tools.values()
     )
+
+
+def _uses_judge(scoring: ScoringConfig) -> bool:
+    """Whether any call or field mode is ``judge``, or ``semantic`` matching sends uncertain
+    fields to the judge (as :func:`pathgrade.semantic.judged.uses_judge`, without importing
+    the judge client)."""
+    semantic = scoring.matching.semantic
+    cascade = semantic is not None and semantic.asks_judge and _uses(scoring, "semantic")
+    return cascade or _uses(scoring, "judge")
 
 
 def judge_settings(

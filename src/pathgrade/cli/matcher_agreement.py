@@ -1,9 +1,10 @@
-"""``pathgrade matcher-agreement PAIRS.jsonl --config ...``: a semantic matcher against
-people's labels (Cohen's kappa, precision/recall of "equivalent", the threshold sweep).
+"""``pathgrade matcher-agreement PAIRS... --config ...``: a semantic matcher against people's
+labels: the in-sample sweep, and held-out figures (stratified k-fold, leave-one-domain-out)
+with a bootstrap interval, per domain and kind, and the uncertain band.
 
-Thin: reads the pairs and the config, embeds through the configured backend
-(:func:`pathgrade.semantic.calibrate.score_pairs`) and prints
-:mod:`pathgrade.semantic.agreement`'s figures, as text or ``--json``.
+Thin: reads the pairs (files or directories, read as one set) and the config, embeds once
+through the configured backend and its cache (:func:`pathgrade.semantic.calibrate.score_pairs`)
+and prints :func:`pathgrade.semantic.agreement_report.agreement_report`, as text or ``--json``.
 """
 
 from __future__ import annotations
@@ -16,45 +17,57 @@ import typer
 
 
 def matcher_agreement_command(
-    pairs: Annotated[Path, typer.Argument(help="Labelled pairs (JSONL).")],
+    pairs: Annotated[
+        list[Path], typer.Argument(help="Labelled pairs: JSONL files or directories of them.")
+    ],
     config: Annotated[
         Path | None, typer.Option("--config", help="Scoring config (TOML) with [matching].")
     ] = None,
     tools: Annotated[Path | None, typer.Option("--tools", help="Tools file (schemas).")] = None,
+    folds: Annotated[int, typer.Option("--folds", help="k of the stratified k-fold.", min=2)] = 5,
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the folds and bootstrap.")] = 0,
+    resamples: Annotated[
+        int, typer.Option("--resamples", help="Bootstrap resamples of held-out kappa.", min=1)
+    ] = 1000,
+    band_kappa: Annotated[
+        float, typer.Option("--band-kappa", help="Band rule: target kappa on decided pairs.")
+    ] = 0.8,
+    band_coverage: Annotated[
+        float,
+        typer.Option("--band-min-coverage", help="Band rule: least coverage when none reaches it."),
+    ] = 0.5,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
-    """Agreement of the semantic matcher with labelled pairs, and the best-kappa threshold."""
+    """Agreement of the semantic matcher with labelled pairs, in-sample and held out."""
+    from pathgrade.cli.matcher_agreement_text import render
     from pathgrade.core.config import SEMANTIC_THRESHOLD
     from pathgrade.io.config import load_config
     from pathgrade.io.tools import load_tools
-    from pathgrade.semantic.agreement import agreement, grid, sweep
+    from pathgrade.semantic.agreement import grid
+    from pathgrade.semantic.agreement_report import Settings, agreement_report
     from pathgrade.semantic.calibrate import load_pairs, score_pairs
+    from pathgrade.semantic.crossval import BandRule
 
     scoring = load_config(config)
     semantic = scoring.matching.semantic
     threshold = semantic.threshold if semantic is not None else SEMANTIC_THRESHOLD
-    scored = score_pairs(load_pairs(pairs), scoring, load_tools(tools) if tools else None)
-    at = agreement(scored, threshold)
-    rows, best = sweep(scored, grid())
-    report = {
-        "pairs": len(scored),
-        "equivalent": sum(1 for s in scored if s.equivalent),
-        "at_threshold": at.to_dict(),
-        "sweep": [row.to_dict() for row in rows],
-        "best_kappa_threshold": best,
-    }
+    labelled = load_pairs(*pairs)
+    scored = score_pairs(labelled, scoring, load_tools(tools) if tools else None)
+    settings = Settings(
+        threshold=threshold,
+        grid=grid(),
+        folds=folds,
+        seed=seed,
+        resamples=resamples,
+        rule=BandRule(target_kappa=band_kappa, min_coverage=band_coverage),
+    )
+    report = agreement_report(
+        scored,
+        settings,
+        domains=[p.domain for p in labelled],
+        kinds=[p.kind for p in labelled],
+    )
     if as_json:
         typer.echo(json.dumps(report, indent=2))
         return
-    typer.echo(
-        f"{report['pairs']} pairs ({report['equivalent']} equivalent); at threshold"
-        f" {threshold:g}: kappa {at.kappa:.3f}, precision {at.precision:.3f},"
-        f" recall {at.recall:.3f}"
-    )
-    typer.echo("threshold  kappa  precision  recall  accuracy")
-    for row in rows:
-        mark = "  <- best kappa" if row.threshold == best else ""
-        typer.echo(
-            f"{row.threshold:9.2f}  {row.kappa:5.3f}  {row.precision:9.3f}  {row.recall:6.3f}"
-            f"  {row.accuracy:8.3f}{mark}"
-        )
+    typer.echo(render(report))

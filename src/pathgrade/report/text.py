@@ -14,6 +14,7 @@ from pathgrade.metrics import catalogue
 from pathgrade.report.display import clip
 from pathgrade.report.fit_table import FitTable
 from pathgrade.report.number_text import format_value
+from pathgrade.report.semantic_line import uncertain_line
 from pathgrade.report.summary_text import (
     render_case_table,
     render_slices,
@@ -110,6 +111,10 @@ def render_summary(console: Console, summary: Mapping[str, Any]) -> None:
                 )
             )
         )
+    semantic = summary.get("semantic")
+    uncertain = uncertain_line(semantic) if isinstance(semantic, Mapping) else None
+    if uncertain:
+        console.print(Text(uncertain))
     not_computed = summary.get("not_computed")
     if not_computed:
         console.print(

@@ -31,6 +31,7 @@ from pathgrade.report.page_data import (
     SliceTable,
     SummaryRow,
 )
+from pathgrade.report.semantic_line import uncertain_line
 from pathgrade.report.trials_chart import trial_rows
 from pathgrade.reporting.cases import case_rows, defect_rows
 from pathgrade.reporting.latency import latency_data
@@ -240,6 +241,17 @@ def _provenance_checks(
     ]
 
 
+def _extras(summary: Mapping[str, Any]) -> dict[str, Any]:
+    """The summary's lines under the summary table: what was not computed, and the
+    uncertain argument comparisons with the judge stage's cost."""
+    out: dict[str, Any] = {k: summary[k] for k in ("not_computed",) if summary.get(k)}
+    semantic = summary.get("semantic")
+    line = uncertain_line(semantic) if isinstance(semantic, Mapping) else None
+    if line:
+        out["argument matching"] = line
+    return out
+
+
 def build_report(
     variant: LoadedRun,
     baseline: LoadedRun | None = None,
@@ -276,7 +288,7 @@ def build_report(
         manifest=variant.manifest,
         summary=_summary_rows(variant.records, resamples, confidence, seed),
         confidence=confidence,
-        extras={k: summary[k] for k in ("not_computed",) if summary.get(k)},
+        extras=_extras(summary),
         abstention=summary.get("abstention"),
         retrieval=summary.get("retrieval"),
         columns=[m for m in HEADLINE if any(m in r["metrics"] for r in variant.records[:1000])],

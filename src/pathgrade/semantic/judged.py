@@ -45,8 +45,12 @@ class JudgeSettings:
 
 
 def uses_judge(config: ScoringConfig) -> bool:
-    """Whether any call or field mode of ``config`` is ``judge``."""
-    return uses_evidence(config.matching, "judge")
+    """Whether any call or field mode of ``config`` is ``judge``, or ``semantic`` matching
+    has a band and a judge stage in its cascade (uncertain fields go to the judge)."""
+    matching = config.matching
+    semantic = matching.semantic
+    cascade = semantic is not None and semantic.asks_judge and uses_evidence(matching, "semantic")
+    return cascade or uses_evidence(matching, "judge")
 
 
 def judge_client(settings: JudgeSettings) -> JudgeClient:

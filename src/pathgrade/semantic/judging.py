@@ -14,6 +14,7 @@ mismatch.
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -22,6 +23,7 @@ import orjson
 
 from pathgrade.core.config import ScoringConfig
 from pathgrade.core.types import Case, Run, Step
+from pathgrade.judge.cache import CachedVerdicts
 from pathgrade.judge.client import JudgeClient
 from pathgrade.judge.outcome import JudgeOutcome
 from pathgrade.judge.prompts import Prompt, PromptTemplate, section
@@ -127,8 +129,14 @@ async def judge_verdicts(
         item = f"{key[0]}.{key[1] or '*'}"
         return await client.judge(prompt, check_equivalent, item=item)
 
+    before = _spent(client)
+    start = time.perf_counter()
     async with client:
         outcomes = await asyncio.gather(*(one(key) for key in keys))
+    after = _spent(client)
+    cost: dict[str, int | float] = {"comparisons": len(keys)}
+    cost.update({k: after[k] - before[k] for k in after})
+    cost["seconds"] = round(time.perf_counter() - start, 3)
     by_key = {k: o.value if o.ok else None for k, o in zip(keys, outcomes, strict=True)}
     ids = {k: o.key for k, o in zip(keys, outcomes, strict=True) if o.ok}
     errors = {
@@ -136,7 +144,20 @@ async def judge_verdicts(
         for k, o in zip(keys, outcomes, strict=True)
         if not o.ok
     }
-    return replace(evidence, verdicts=Verdicts(by_key, ids, errors))
+    return replace(evidence, verdicts=Verdicts(by_key, ids, errors, cost))
+
+
+def _spent(client: JudgeClient) -> dict[str, int]:
+    """The client's counters that the judge stage's cost is the difference of."""
+    cache = client.cache
+    if isinstance(client.recording, CachedVerdicts):
+        cache = client.recording.cache
+    return {
+        "requests": client.stats.requests,
+        "cache_hits": cache.hits if cache is not None else 0,
+        "prompt_tokens": client.stats.prompt_tokens,
+        "completion_tokens": client.stats.completion_tokens,
+    }
 
 
 def undefined_runs(

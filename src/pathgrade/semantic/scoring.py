@@ -1,15 +1,17 @@
 """What :func:`pathgrade.score` calls for ``semantic`` and ``judge`` matching: the pre-pass
 before scoring, and the undefined argument matches after it.
 
-A run with a step pair whose argument match reads a ``judge_error`` has every trajectory
-metric but ``goal_success`` set to ``nan`` (undefined: excluded from means, with the count
-reported), and the summary's ``argument_match_undefined`` counts the runs and step pairs.
+A run with a step pair whose argument match reads a ``judge_error``, or an uncertain field
+left undecided (a ``band`` and no judge stage), has every trajectory metric but
+``goal_success`` set to ``nan`` (undefined: excluded from means, with the count reported),
+and the summary's ``argument_match_undefined`` counts the runs and step pairs; its
+``semantic`` entry lists the uncertain comparisons and the judge stage's cost
+(:mod:`pathgrade.semantic.uncertain`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -19,21 +21,12 @@ from pathgrade.core.config import ScoringConfig
 from pathgrade.core.types import Case, Run
 from pathgrade.metrics.tool.schemas import ToolSet
 from pathgrade.metrics.trajectory.evidence import ArgumentEvidence
-from pathgrade.semantic.judging import undefined_runs
 from pathgrade.semantic.prepass import prepare, uses_evidence
+from pathgrade.semantic.uncertain import Undefined, banded, undefined_matches
+
+__all__ = ["KEPT", "Undefined", "mark_undefined", "with_evidence"]
 
 KEPT = frozenset({"goal_success"})
-
-
-@dataclass(frozen=True)
-class Undefined:
-    """Runs (indices) and step pairs whose argument match is undefined."""
-
-    runs: tuple[int, ...]
-    pairs: int
-
-    def to_dict(self) -> dict[str, int]:
-        return {"runs": len(self.runs), "pairs": self.pairs}
 
 
 def with_evidence(
@@ -45,7 +38,8 @@ def with_evidence(
     evidence: ArgumentEvidence | None,
 ) -> tuple[dict[str, Any], Undefined | None]:
     """``plugins`` with the evidence the matchers read (made here when ``semantic`` matching
-    needs embeddings and none were given), and what is undefined (None: no judge)."""
+    needs embeddings and none were given), and what is undefined (None: no judge and no
+    band, so nothing can be)."""
     out = dict(plugins)
     matching = config.matching
     if evidence is None and uses_evidence(matching, "semantic"):
@@ -53,10 +47,9 @@ def with_evidence(
     if evidence is None:
         return out, None
     out["semantic"] = out["judge"] = evidence
-    if evidence.verdicts is None:
+    if evidence.verdicts is None and not banded(config):
         return out, None
-    bad, pairs = undefined_runs(cases, runs, config, out)
-    return out, Undefined(tuple(bad), pairs)
+    return out, undefined_matches(cases, runs, config, out, evidence)
 
 
 def mark_undefined(
@@ -74,4 +67,7 @@ def mark_undefined(
                 column = np.array(out[name], dtype=np.float64)
                 column[rows] = np.nan
                 out[name] = column
-    return out, {"argument_match_undefined": undefined.to_dict()}
+    note: dict[str, Any] = {"argument_match_undefined": undefined.to_dict()}
+    if undefined.semantic is not None:
+        note["semantic"] = undefined.semantic
+    return out, note

@@ -15,10 +15,13 @@ Modes for a whole call (``matching.mode``, or per tool):
 - ``ignore``: the tool alone decides.
 - ``semantic``: field by field (top-level names); two strings are equal when ``normalized``
   says so, or when the field is free text (:mod:`~pathgrade.metrics.trajectory.evidence`:
-  the tools file's schema, else the documented heuristic), both strings hold the same tokens
-  with a digit, and the cosine of their embeddings is ``>= threshold`` (the tool's
-  ``threshold``, else ``[matching.semantic] threshold``, default ``SEMANTIC_THRESHOLD``);
-  other values and non-free-text fields as ``normalized``; objects and lists element-wise.
+  the tools file's schema, else the documented heuristic), no guard decides otherwise
+  (:mod:`pathgrade.semantic.guards`: ids always, and ``[matching.semantic] guards``), and the
+  cosine of their embeddings is ``>= threshold`` (the tool's ``threshold``, else
+  ``[matching.semantic] threshold``, default ``SEMANTIC_THRESHOLD``); with a ``band``, a
+  cosine inside it is *uncertain*: the judge decides (``cascade``) or the pair is undefined
+  (:mod:`~pathgrade.metrics.trajectory.semantic_fields`); other values and non-free-text
+  fields as ``normalized``; objects and lists element-wise.
 - ``judge``: as ``semantic``, with the LLM judge's verdict in place of the cosine; a
   ``judge_error`` is no match here and makes the pair *undefined* (:meth:`ToolMatcher.undefined`,
   counted by :func:`pathgrade.score`).
@@ -52,6 +55,7 @@ from pathgrade.core.config import (
     SEMANTIC_THRESHOLD,
     FieldMatch,
     MatchingConfig,
+    SemanticConfig,
 )
 from pathgrade.core.errors import ConfigError
 from pathgrade.metrics.trajectory.evidence import ArgumentEvidence
@@ -62,12 +66,22 @@ from pathgrade.metrics.trajectory.frozen_values import (  # re-exported: callers
 from pathgrade.metrics.trajectory.frozen_values import (
     normalize_text as normalize_text,
 )
-from pathgrade.metrics.trajectory.semantic_fields import FieldDetail, SemanticField
+from pathgrade.metrics.trajectory.semantic_fields import (
+    EVIDENCE_MODES,
+    PLAIN,
+    FieldDetail,
+    SemanticField,
+    SemanticOptions,
+    cosine_threshold,
+    evidence_of,
+    need_evidence,
+    options_of,
+    single_threshold,
+)
 from pathgrade.metrics.trajectory.value_matching import fuzzy_equal, numeric_equal
 
 ValueMatcher = Callable[[Any, Any], bool]
 _KEYABLE = frozenset({"exact", "normalized", "ignore"})
-_EVIDENCE_MODES = frozenset({"semantic", "judge"})
 _SCORERS: dict[str, Callable[..., float]] = {
     "token_set_ratio": fuzz.token_set_ratio,
     "token_sort_ratio": fuzz.token_sort_ratio,
@@ -111,10 +125,13 @@ class ToolMatcher:
     tool: str = ""
     evidence: ArgumentEvidence | None = None
     semantic_threshold: float = SEMANTIC_THRESHOLD
+    options: SemanticOptions = PLAIN
 
     def _semantic(self, name: str) -> SemanticField:
         assert self.evidence is not None  # checked when the matcher set is built
-        return SemanticField(self.evidence, self.tool, name, self.semantic_threshold, False)
+        return SemanticField(
+            self.evidence, self.tool, name, self.semantic_threshold, False, self.options
+        )
 
     @property
     def keyable(self) -> bool:
@@ -159,7 +176,7 @@ class ToolMatcher:
             return True
         if self.mode == "subset":
             return self._subset(ref, agent)
-        by_field = self.fields or self.mode in _EVIDENCE_MODES
+        by_field = self.fields or self.mode in EVIDENCE_MODES
         if not by_field or not (isinstance(ref, dict) and isinstance(agent, dict)):
             return self._value_equal(ref, agent)
         names = set(ref) | set(agent)
@@ -208,10 +225,17 @@ class ToolMatcher:
         return FieldDetail(name, self.mode, self._value_equal(r, a, name))
 
     def undefined(self, ref: Any, agent: Any) -> bool:
-        """Whether comparing these arguments reads a ``judge_error`` (the match is undefined)."""
-        if self.evidence is None or self.evidence.verdicts is None:
+        """Whether comparing these arguments reads a ``judge_error`` or an uncertain field
+        left undecided (the match is undefined)."""
+        if self.evidence is None:
+            return False
+        if self.evidence.verdicts is None and not self._may_be_uncertain():
             return False
         return any(d.undefined for d in self.explain(ref, agent))
+
+    def _may_be_uncertain(self) -> bool:
+        fields = (f.semantic for f in self.fields.values() if f.semantic is not None)
+        return self.options.banded or any(f.options.banded for f in fields)
 
     def _subset(self, ref: Any, agent: Any) -> bool:
         if isinstance(ref, list | tuple) and isinstance(agent, list | tuple):
@@ -242,7 +266,7 @@ def _field_matcher(
 ) -> FieldMatcher:
     mode = spec.mode
     compare: ValueMatcher
-    if mode in _EVIDENCE_MODES and semantic is not None:
+    if mode in EVIDENCE_MODES and semantic is not None:
         how = semantic.semantic if mode == "semantic" else semantic.judge
 
         def compare(r: Any, a: Any) -> bool:
@@ -290,31 +314,35 @@ class MatcherSet:
     ) -> None:
         plugins = dict(plugins or {})
         self._scorer = _SCORERS[config.fuzzy_scorer]
-        evidence = _evidence_of(plugins)
-        base = config.semantic.threshold if config.semantic is not None else SEMANTIC_THRESHOLD
-        self._check_call_mode(config.mode, "matching.mode", plugins, evidence)
+        evidence = evidence_of(plugins)
+        semantic_config = config.semantic or SemanticConfig()
+        base = semantic_config.bounds[1] if config.semantic is not None else SEMANTIC_THRESHOLD
+        options = options_of(semantic_config)
+        self._check_call_mode(config.mode, "matching.mode", plugins, evidence, options)
         self._default = ToolMatcher(
-            config.mode, config.fuzzy_threshold, self._scorer, {}, "", evidence, base
+            config.mode, config.fuzzy_threshold, self._scorer, {}, "", evidence, base, options
         )
         self._by_tool: dict[str, ToolMatcher] = {}
         for tool, spec in config.tools.items():
             mode = spec.mode or config.mode
             where = f"matching.tools.{tool}"
-            self._check_call_mode(mode, where + ".mode", plugins, evidence)
             threshold = spec.threshold if spec.threshold is not None else config.fuzzy_threshold
-            tool_cosine = _cosine_threshold(spec.threshold, base, mode, where)
+            tool_cosine = cosine_threshold(spec.threshold, base, mode, where)
+            tool_options = single_threshold(options, spec.threshold)
+            self._check_call_mode(mode, where + ".mode", plugins, evidence, tool_options)
             fields = {}
             for name, f in spec.fields.items():
                 semantic = None
-                if f.mode in _EVIDENCE_MODES:
-                    _need(evidence, f.mode, f"{where}.fields.{name}.mode")
-                    cosine = _cosine_threshold(
+                if f.mode in EVIDENCE_MODES:
+                    own = single_threshold(tool_options, f.threshold)
+                    need_evidence(evidence, f.mode, f"{where}.fields.{name}.mode", own)
+                    cosine = cosine_threshold(
                         f.threshold, tool_cosine, f.mode, f"{where}.fields.{name}"
                     )
-                    semantic = SemanticField(evidence, tool, name, cosine, True)  # type: ignore[arg-type]
+                    semantic = SemanticField(evidence, tool, name, cosine, True, own)  # type: ignore[arg-type]
                 fields[name] = _field_matcher(name, f, self._scorer, threshold, plugins, semantic)
             self._by_tool[tool] = ToolMatcher(
-                mode, threshold, self._scorer, fields, tool, evidence, tool_cosine
+                mode, threshold, self._scorer, fields, tool, evidence, tool_cosine, tool_options
             )
 
     @staticmethod
@@ -323,9 +351,10 @@ class MatcherSet:
         where: str,
         plugins: Mapping[str, ValueMatcher],
         evidence: ArgumentEvidence | None,
+        options: SemanticOptions,
     ) -> None:
-        if mode in _EVIDENCE_MODES:
-            _need(evidence, mode, where)
+        if mode in EVIDENCE_MODES:
+            need_evidence(evidence, mode, where, options)
         if mode not in CALL_MODES:
             hint = " (semantic matching is a plug-in: set it per field)" if mode in plugins else ""
             raise ConfigError(
@@ -339,11 +368,11 @@ class MatcherSet:
         matcher = self._by_tool.get(tool)
         if matcher is None:
             default = self._default
-            if default.mode not in _EVIDENCE_MODES:
+            if default.mode not in EVIDENCE_MODES:
                 return default
             matcher = self._by_tool[tool] = ToolMatcher(
                 default.mode, default.threshold, self._scorer, {}, tool, default.evidence,
-                default.semantic_threshold,
+                default.semantic_threshold, default.options,
             )  # fmt: skip
         return matcher
 
@@ -351,35 +380,3 @@ class MatcherSet:
     def all_keyable(self) -> bool:
         """True when every tool's matching is an equivalence (the batch fast path)."""
         return self._default.keyable and all(m.keyable for m in self._by_tool.values())
-
-
-def _evidence_of(plugins: Mapping[str, ValueMatcher]) -> ArgumentEvidence | None:
-    """The :class:`ArgumentEvidence` passed as the ``semantic`` or ``judge`` plug-in."""
-    for name in ("semantic", "judge"):
-        found = plugins.get(name)
-        if isinstance(found, ArgumentEvidence):
-            return found
-    return None
-
-
-def _need(evidence: ArgumentEvidence | None, mode: str, where: str) -> None:
-    if evidence is None or (mode == "judge" and evidence.verdicts is None):
-        made = "embeddings" if mode == "semantic" else "judge verdicts"
-        raise ConfigError(
-            f"{mode!r} matching needs {made} made before scoring: pathgrade.score makes"
-            " embeddings itself; pass evidence=pathgrade.semantic.judge_verdicts(...) for"
-            " 'judge'",
-            field=where,
-        )
-
-
-def _cosine_threshold(given: float | None, inherited: float, mode: str, where: str) -> float:
-    """A ``semantic`` threshold is a cosine in [-1, 1]; unset, it is inherited."""
-    if given is None or mode not in _EVIDENCE_MODES:
-        return inherited
-    if given > 1:
-        raise ConfigError(
-            f"a semantic threshold is a cosine in [-1, 1], got {given:g}",
-            field=where + ".threshold",
-        )
-    return given

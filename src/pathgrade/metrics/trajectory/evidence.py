@@ -110,12 +110,14 @@ VerdictKey = tuple[str, str, str, str]
 @dataclass(frozen=True)
 class Verdicts:
     """Judge verdicts by ``(tool, field, reference JSON, agent JSON)`` (None: judge_error),
-    with, where known, each verdict's judge cache key (``ids``) and each error's message
-    (``errors``)."""
+    with, where known, each verdict's judge cache key (``ids``), each error's message
+    (``errors``) and what asking cost (``cost``: ``comparisons``, ``requests``,
+    ``cache_hits``, ``prompt_tokens``, ``completion_tokens``, ``seconds``)."""
 
     by_key: Mapping[VerdictKey, bool | None]
     ids: Mapping[VerdictKey, str] = field(default_factory=dict)
     errors: Mapping[VerdictKey, str] = field(default_factory=dict)
+    cost: Mapping[str, int | float] = field(default_factory=dict, compare=False)
 
     def __repr__(self) -> str:
         errors = sum(1 for v in self.by_key.values() if v is None)

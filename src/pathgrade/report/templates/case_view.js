@@ -33,6 +33,8 @@ function argDiff(ref, agent, names) {
 // A pair compared field by field (the aligned step's fields): each field's mode, what it
 // measured against the threshold, and whether it matched (null: undefined, a judge error).
 function fieldMeasure(f) {
+  if (f.decided_by && String(f.decided_by).indexOf("guard:") === 0) return f.decided_by + (f.reason ? " (" + f.reason + ")" : "");
+  if (f.uncertain && f.match === null && f.judge_error === undefined) return "uncertain " + show(f.similarity);
   if (f.judge_error !== undefined) return "judge_error: " + f.judge_error;
   if (f.verdict !== undefined) return (f.verdict ? "equivalent" : "not equivalent") + (f.judge_id ? " (id " + String(f.judge_id).slice(0, 12) + ")" : "");
   if (f.similarity !== undefined) return show(f.similarity);
