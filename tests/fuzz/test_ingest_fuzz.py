@@ -67,6 +67,12 @@ SEEDS: dict[str, str] = {
     "producers/adk_session.json": "adk",
     "adk_dice.test.json": "adk",
     "producers/openinference_openai_agents_otlp.jsonl": "openinference",
+    # This round's producers (tests/golden/ingest/README.md), 28-50 KB each: span events
+    # (Strands), graph-node agents and function results (AutoGen, CrewAI), exception events.
+    "producers/autogen_openinference.jsonl": "openinference",
+    "producers/crewai_openinference.jsonl": "openinference",
+    "producers/strands_otel.jsonl": "otel-genai",
+    "producers/pydantic_ai_otel.jsonl": "otel-genai",
     # OTel GenAI / MCP / OpenLLMetry: seeds cut from the producer files by
     # tools/producers/otel_seeds.py, and the MCP server's own (small) export.
     "otel_openai_v2_seed.jsonl": "otel-genai",

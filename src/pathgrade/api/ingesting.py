@@ -57,6 +57,7 @@ def _options(
     skip_invalid: bool,
     retrieval_steps: bool,
     mcp_namespace: bool,
+    retrieval_tools: Iterable[str] = (),
 ) -> IngestOptions:
     if isinstance(case_map, str | Path):
         mapping: Mapping[str, str] = readers.load_case_map(case_map)
@@ -68,6 +69,7 @@ def _options(
         skip_invalid=skip_invalid,
         retrieval_steps=retrieval_steps,
         mcp_namespace=mcp_namespace,
+        retrieval_tools=frozenset(retrieval_tools),
     )
 
 
@@ -80,6 +82,8 @@ def ingest(
     skip_invalid: bool = False,
     retrieval_steps: bool = True,
     mcp_namespace: bool = False,
+    retrieval_tools: Iterable[str] = (),
+    explain: bool = False,
 ) -> Ingested[Run]:
     """The runs of trace ``files``, one per trace, in file order.
 
@@ -93,11 +97,22 @@ def ingest(
         retrieval_steps: a retrieval is a step of the path (off: it only fills
             ``retrieved``).
         mcp_namespace: MCP tool steps are named ``server/tool``.
+        retrieval_tools: tools whose result is a list of documents (frameworks without
+            retrieval spans): their documents fill ``retrieved``.
+        explain: record what each span of the span formats became
+            (``options.explain``, filled while iterating).
+
+    After iterating, ``options.unmapped`` counts the spans (by name) that no convention
+    mapped.
 
     Raises:
         InputError: bad input, naming file, line and field (while iterating).
     """
-    options = _options(case_id_attribute, case_map, skip_invalid, retrieval_steps, mcp_namespace)
+    options = _options(
+        case_id_attribute, case_map, skip_invalid, retrieval_steps, mcp_namespace, retrieval_tools
+    )
+    if explain:
+        options.explain = []
     return Ingested(readers.ingest(_paths(files), fmt, options), options)
 
 
@@ -124,13 +139,16 @@ def ingest_cases(
     skip_invalid: bool = False,
     retrieval_steps: bool = True,
     mcp_namespace: bool = False,
+    retrieval_tools: Iterable[str] = (),
 ) -> Ingested[Case]:
     """The cases (reference paths, outputs) of the ``files`` whose format carries gold, as
     :func:`ingest` reads runs (same options); a case read from several files is one case
     when they agree on it. Raises :class:`InputError` when no file carries gold."""
     paths = _paths(files)
     check_gold(paths, fmt)
-    options = _options(case_id_attribute, case_map, skip_invalid, retrieval_steps, mcp_namespace)
+    options = _options(
+        case_id_attribute, case_map, skip_invalid, retrieval_steps, mcp_namespace, retrieval_tools
+    )
     return Ingested(iter(readers.ingest_cases(paths, fmt, options)), options)
 
 
@@ -142,11 +160,14 @@ def ingest_tools(
     skip_invalid: bool = False,
     retrieval_steps: bool = True,
     mcp_namespace: bool = False,
+    retrieval_tools: Iterable[str] = (),
 ) -> tuple[dict[str, Any], IngestOptions]:
     """The tools file (:mod:`pathgrade.io.tools`, wrapper form) of the MCP ``tools/list``
     results recorded in ``files`` (options as :func:`ingest`'s), and the options that say
     what was skipped."""
     from pathgrade.io.ingest.mcp import tools_file  # only this output needs the MCP reader
 
-    options = _options(case_id_attribute, case_map, skip_invalid, retrieval_steps, mcp_namespace)
+    options = _options(
+        case_id_attribute, case_map, skip_invalid, retrieval_steps, mcp_namespace, retrieval_tools
+    )
     return tools_file(_paths(files), options), options

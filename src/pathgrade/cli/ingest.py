@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from pathgrade.cli.defaults import DEFAULT_CASE_ID_ATTRIBUTE
+from pathgrade.cli.ingest_explain import explain_text, unmapped_line
 from pathgrade.cli.lazy_help import help_filled_by
 from pathgrade.cli.outputs import check_output_file
 from pathgrade.core.errors import InputError
@@ -68,10 +69,28 @@ def ingest_command(
         bool,
         typer.Option("--mcp-namespace", help="Name MCP tool steps SERVER/TOOL."),
     ] = False,
+    retrieval_tool: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--retrieval-tool",
+            help="A tool whose result is a list of documents: its documents fill `retrieved`"
+            " (repeat for several; for frameworks without retrieval spans).",
+        ),
+    ] = None,
     skip_invalid: Annotated[
         bool,
         typer.Option("--skip-invalid", help="Skip bad lines and traces, report them, go on."),
     ] = False,
+    explain: Annotated[
+        bool,
+        typer.Option(
+            "--explain", help="Print each span of one trace and what it became (see --trace)."
+        ),
+    ] = False,
+    trace: Annotated[
+        str | None,
+        typer.Option("--trace", help="With --explain: the trace id (default: the first)."),
+    ] = None,
 ) -> None:
     """Read agent traces (OpenTelemetry GenAI, OpenInference, OpenAI messages, LangChain /
     LangSmith, tau-bench, ...) and write one run per trace as runs JSONL."""
@@ -87,11 +106,16 @@ def ingest_command(
         "skip_invalid": skip_invalid,
         "retrieval_steps": not no_retrieval_steps,
         "mcp_namespace": mcp_namespace,
+        "retrieval_tools": frozenset(retrieval_tool or ()),
     }
     # One read per output: each reports its own skipped lines.
-    runs = ingest(files, fmt, **settings)
+    runs = ingest(files, fmt, explain=explain, **settings)
     count = write_runs(runs, out)
     _report(runs.options, "")
+    if runs.options.unmapped:
+        print(f"pathgrade: note: {unmapped_line(runs.options.unmapped)}", file=sys.stderr)
+    if explain:
+        print(explain_text(runs.options.explain or [], trace), file=sys.stderr, end="")
     if runs.fallbacks:
         print(
             f"pathgrade: warning: {len(runs.fallbacks)} run(s) had no case id"

@@ -12,10 +12,14 @@ from pathgrade.core.types import Run
 from pathgrade.io.ingest import FORMATS, IngestOptions, detect, run_record
 
 from .agents_langfuse_golden import EXPECTED as AGENTS_LANGFUSE_EXPECTED
+from .autogen_traceloop_lc_golden import FILES as AUTOGEN_TRACELOOP_LC_FILES
 from .inspect_adk_golden import EXPECTED as INSPECT_ADK_EXPECTED
 from .langsmith_golden import EXPECTED as LANGSMITH_EXPECTED
+from .llamaindex_crewai_golden import FILES as LLAMAINDEX_CREWAI_FILES
 from .openinference_golden import EXPECTED as OPENINFERENCE_EXPECTED
 from .otel_golden import EXPECTED as OTEL_EXPECTED
+from .pydantic_strands_golden import FILES as PYDANTIC_STRANDS_FILES
+from .smolagents_dspy_golden import FILES as SMOLAGENTS_DSPY_FILES
 
 GOLDEN = Path(__file__).resolve().parents[2] / "golden" / "ingest"
 #: file -> (format, detected?, per run: case id, [(tool, arguments, output, error)], answer,
@@ -353,7 +357,13 @@ def test_every_golden_file_is_listed() -> None:
     # Files in folders (producers/...) by their path; READMEs and licence texts are not traces.
     files = [p for p in GOLDEN.rglob("*") if p.is_file() and p.suffix != ".md"]
     listed = [str(p.relative_to(GOLDEN)) for p in files if p.name not in ("LICENSE", "NOTICE")]
-    assert sorted(listed) == sorted(EXPECTED)
+    # the Pydantic AI / Strands and LlamaIndex / CrewAI files are checked one reading at a
+    # time, known reader gaps marked xfail, by test_producers_pydantic_strands.py and
+    # test_producers_llamaindex_crewai.py (smolagents / DSPy: test_producers_smolagents_dspy.py)
+    checked_alone = [*PYDANTIC_STRANDS_FILES, *LLAMAINDEX_CREWAI_FILES, *SMOLAGENTS_DSPY_FILES]
+    # AutoGen / Traceloop LangChain: test_producers_autogen_traceloop_lc.py
+    checked_alone += list(AUTOGEN_TRACELOOP_LC_FILES)
+    assert sorted(listed) == sorted([*EXPECTED, *checked_alone])
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))

@@ -26,20 +26,23 @@ unknown); latency is the root span's duration. ``metadata["model"]`` is the mode
 spans name when they name one (``models`` for several). ``retrieved`` concatenates the
 retrieval spans' documents in time order (first occurrence of an id kept); each retrieval's
 ranked list is kept in ``metadata["retrievals"]`` with the name and call id of the step it
-is part of.
+is part of. The steps of ``IngestOptions.retrieval_tools`` (a framework without retrieval
+spans) are retrievals too: their results' documents follow, in step order.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from pydantic import ValidationError
 
 from pathgrade.core.errors import InputError
-from pathgrade.core.types import RetrievedItem, Run, Usage
+from pathgrade.core.types import RetrievedItem, Run, Step, Usage
+from pathgrade.io.ingest import call_values
 from pathgrade.io.ingest._calls import Trace, group_calls, match, nearest
-from pathgrade.io.ingest._common import TRIAL_LIMIT, At, IngestOptions, number
+from pathgrade.io.ingest._common import TRIAL_LIMIT, At, IngestOptions, SpanFate, number
 from pathgrade.io.ingest._info import Classifier, EmittedCall, SpanInfo, SpanKind, ToolResult
 from pathgrade.io.ingest._steps import steps_of
 from pathgrade.io.ingest._usage import model_metadata, split_sum, with_split
@@ -58,6 +61,8 @@ __all__ = [
 ]
 
 _TRIAL = "pathgrade.trial"
+#: A UUID or long hex id inside a span name (``publish topic_3a7641d8-...``), counted as one.
+_ID_IN_NAME = re.compile(r"[0-9a-fA-F]{8}(?:-?[0-9a-fA-F]{4}){3}-?[0-9a-fA-F]{12}|[0-9a-fA-F]{16,}")
 
 
 def trial_number(value: Any, at: At) -> int:
@@ -131,6 +136,12 @@ def build_run(
             if step is not None:
                 entry["tool"], entry["call_id"] = step.tool, step.call_id
             retrievals.append(entry)
+        retrievals.extend(_tool_retrievals(steps, options.retrieval_tools, retrieved))
+        for span in ordered:
+            if infos[span.span_id].unmapped:
+                options.unmapped[_ID_IN_NAME.sub("<id>", span.name) or "(unnamed)"] += 1
+        if options.explain is not None:
+            options.explain.extend(_fates(trace_id, ordered, infos, steps, step_of))
         tool_tokens = [s.tokens for s in steps if s.tokens is not None]
         models = [infos[s.span_id] for s in ordered if infos[s.span_id].kind == "llm"]
         split = split_sum((i.input_tokens, i.output_tokens) for i in models)
@@ -161,6 +172,47 @@ def build_run(
     except ValidationError as error:
         first = error.errors()[0]
         raise InputError(f"trace {trace_id}: {first['msg']}", file=file, line=line) from None
+
+
+def _fates(
+    trace_id: str,
+    ordered: Sequence[Span],
+    infos: Mapping[str, SpanInfo],
+    steps: Sequence[Step],
+    step_of: Mapping[str, Step],
+) -> Iterator[SpanFate]:
+    """What each span of a run became (``ingest --explain``)."""
+    position = {id(step): i for i, step in enumerate(steps, start=1)}
+    for span in ordered:
+        info = infos[span.span_id]
+        step = step_of.get(span.span_id)
+        if step is not None:
+            what = f"step {position[id(step)]} {step.tool}"
+        elif info.kind == "agent":
+            what = f"agent {info.agent_name or '?'}"
+        elif info.kind == "llm":
+            calls = len(info.emitted_calls)
+            what = "model call" + (f" ({calls} tool call(s) emitted)" if calls else "")
+        elif info.kind is not None:
+            what = f"{info.kind} (not a step)"
+        else:
+            what = "not mapped" if info.unmapped else "structure"
+        yield SpanFate(trace_id, span.span_id, span.parent_id, span.name, what)
+
+
+def _tool_retrievals(
+    steps: Sequence[Step], tools: frozenset[str], retrieved: dict[str, float | None]
+) -> Iterator[dict[str, Any]]:
+    """The retrievals of the steps of ``IngestOptions.retrieval_tools``: their results' documents
+    (each id's first score kept in ``retrieved``)."""
+    for step in steps if tools else ():
+        if step.tool not in tools or step.error is not None:
+            continue
+        docs = []
+        for rank, (doc_id, score) in enumerate(call_values.documents(step.output), start=1):
+            docs.append({"id": doc_id, "score": score, "rank": rank})
+            retrieved.setdefault(doc_id, score)
+        yield {"documents": docs, "tool": step.tool, "call_id": step.call_id}
 
 
 def _usage(

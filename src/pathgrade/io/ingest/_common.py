@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 import os
 import stat
+from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,6 +28,18 @@ DEFAULT_CASE_ID_ATTRIBUTE = "pathgrade.case_id"
 _T = TypeVar("_T")
 
 
+@dataclass(frozen=True)
+class SpanFate:
+    """What one span of a run became: ``what`` is ``step N <tool>``, ``agent <name>``,
+    ``model call``, ``retrieval``, ``structure`` or ``not mapped``."""
+
+    trace_id: str
+    span_id: str
+    parent_id: str | None
+    name: str
+    what: str
+
+
 @dataclass
 class IngestOptions:
     """How traces become runs.
@@ -41,6 +54,13 @@ class IngestOptions:
     ``retrieval_steps``: a retrieval operation is a step of the path (on by default: for
     agentic RAG the retrieval is part of the path); off, it only fills ``retrieved``.
     ``mcp_namespace``: MCP tool steps are named ``server/tool`` instead of ``tool``.
+    ``unmapped``: span name -> count of the spans that no convention mapped (a producer
+    pathgrade has no table for), over all runs read.
+    ``explain``: when a list, each run's spans and what each became are appended to it
+    (:class:`SpanFate`, for ``ingest --explain``).
+    ``retrieval_tools``: tools whose result is a list of documents (a framework with no
+    retrieval spans of its own, e.g. pydantic-ai): their steps are retrievals too, their
+    documents (:func:`pathgrade.io.ingest.call_values.documents`) fill ``retrieved``.
     """
 
     case_id_attribute: str = DEFAULT_CASE_ID_ATTRIBUTE
@@ -48,6 +68,9 @@ class IngestOptions:
     skip_invalid: bool = False
     retrieval_steps: bool = True
     mcp_namespace: bool = False
+    retrieval_tools: frozenset[str] = frozenset()
+    unmapped: Counter[str] = field(default_factory=Counter)
+    explain: list[SpanFate] | None = None
     skipped: list[InputError] = field(default_factory=list)
     repeats: int = 0
     fallbacks: list[str] = field(default_factory=list)

@@ -53,6 +53,9 @@ class SpanInfo:
     messages. ``agent_name`` names the agent of an ``agent`` span. A model span's
     ``input_tokens``/``output_tokens`` are its recorded split of ``tokens``, ``model`` the
     model it names (the request's, the name a price table is keyed on, else the response's).
+    ``unmapped``: the span follows none of the conventions its reader knows (no
+    OpenInference kind, no GenAI operation, ...): counted and reported, never silently
+    dropped (``IngestOptions.unmapped``).
     """
 
     kind: SpanKind | None
@@ -76,6 +79,7 @@ class SpanInfo:
     error: str | None = None
     emitted_calls: Sequence[EmittedCall] = ()
     tool_results: Sequence[ToolResult] = ()
+    unmapped: bool = False
 
 
 Classifier = Callable[[Span], SpanInfo]

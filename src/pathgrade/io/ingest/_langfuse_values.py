@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from pathgrade.io.ingest._model_io import content_text
+from pathgrade.io.ingest.call_values import arguments as tool_arguments
 
 #: Keys of an output object that hold the answer text, in the order tried.
 ANSWER_KEYS = ("answer", "output", "final_output", "text", "content", "result", "response")
@@ -56,19 +57,6 @@ def answer_text(value: Any, depth: int = 0) -> str | None:
         ):
             return found
     return None
-
-
-def tool_arguments(value: Any) -> Any:
-    """A tool observation's input as arguments: the decorator's ``{"args", "kwargs"}``
-    unwrapped (``kwargs`` when there are no positional ``args``, ``args`` when there are no
-    ``kwargs``), anything else as recorded."""
-    if isinstance(value, dict) and value and set(value) <= {"args", "kwargs"}:
-        args, kwargs = value.get("args"), value.get("kwargs")
-        if isinstance(kwargs, dict) and not args:
-            return kwargs
-        if isinstance(args, list) and not kwargs:
-            return args
-    return value
 
 
 def query_arguments(value: Any) -> Any:

@@ -253,18 +253,18 @@ def _show_results(trace: Trace, drafts: Sequence[_Draft], file: str) -> None:
 def steps_of(
     trace: Trace, calls: Sequence[Call], *, retrieval_steps: bool, file: str
 ) -> tuple[list[Step], dict[str, Step]]:
-    """The run's steps in order, and retrieval span id -> the step it is part of."""
+    """The run's steps in order, and span id -> the step it is part of (every span of a
+    call)."""
     drafts = _drafts(trace, calls, retrieval_steps, file)
     _show_results(trace, drafts, file)
     numbers: dict[_TurnKey, int] = {}
     steps: list[Step] = []
-    retrieval_of: dict[str, Step] = {}
+    step_of: dict[str, Step] = {}
     for draft in drafts:
         key = draft.turn_key
         turn = None if key is None else numbers.setdefault(key, len(numbers))
         step = Step(**draft.fields, turn=turn)
         steps.append(step)
         for member in draft.call.members:
-            if trace.infos[member.span_id].kind == "retrieval":
-                retrieval_of[member.span_id] = step
-    return steps, retrieval_of
+            step_of[member.span_id] = step
+    return steps, step_of

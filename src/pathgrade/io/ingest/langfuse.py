@@ -70,7 +70,8 @@ from pathgrade.io.ingest._common import (
     text_of,
 )
 from pathgrade.io.ingest._info import Classifier, SpanInfo
-from pathgrade.io.ingest._langfuse_values import answer_text, query_arguments, tool_arguments
+from pathgrade.io.ingest._langfuse_values import answer_text, query_arguments
+from pathgrade.io.ingest.call_values import arguments as tool_arguments
 from pathgrade.io.ingest.spans import Span, time_ns
 
 NAME = "langfuse"

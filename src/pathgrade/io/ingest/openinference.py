@@ -44,10 +44,10 @@ from pathlib import Path
 from typing import Any
 
 from pathgrade.core.types import Run
+from pathgrade.io.ingest import call_values
 from pathgrade.io.ingest import openinference_messages as messages
 from pathgrade.io.ingest._build import SpanInfo, runs_from_traces, sum_numbers
 from pathgrade.io.ingest._common import (
-    MAX_NESTING,
     IngestOptions,
     head_text,
     maybe_json,
@@ -56,71 +56,76 @@ from pathgrade.io.ingest._common import (
     score_of,
     text_of,
 )
-from pathgrade.io.ingest.spans import Span, by_trace, flat_spans, otlp_spans
+from pathgrade.io.ingest.openinference_trace import (
+    KIND,
+    NO_FACTS,
+    TraceFacts,
+    agent_name,
+    handoff_tool_names,
+    is_handoff_span,
+    kind_of,
+    repeated_langgraph_nodes,
+    trace_facts,
+)
+from pathgrade.io.ingest.producers import Producer, producer_of
+from pathgrade.io.ingest.span_json import flat_attributes, flat_spans
+from pathgrade.io.ingest.spans import Span, by_trace, otlp_spans
+
+__all__ = [
+    "KIND",
+    "NAME",
+    "classifier",
+    "classify",
+    "documents",
+    "flat_attributes",
+    "handoff_tool_names",
+    "read",
+    "repeated_langgraph_nodes",
+    "runs_of_spans",
+    "sniff",
+    "tool_arguments",
+]
 
 NAME = "openinference"
-KIND = "openinference.span.kind"
+#: The OpenInference span kinds: a span with another kind, or none, is counted as unmapped.
+KNOWN_KINDS = frozenset(
+    {"TOOL", "LLM", "RETRIEVER", "AGENT", "CHAIN", "EMBEDDING", "RERANKER", "GUARDRAIL",
+     "EVALUATOR", "PROMPT"}
+)  # fmt: skip
 _DOC = re.compile(r"retrieval\.documents\.([0-9]{1,9})\.document\.(id|score|metadata)(?:\.(.+))?")
 _SCHEMA_KEYS = frozenset({"$schema", "properties", "required", "additionalProperties"})
-#: Keys of ``document.metadata`` holding a document's id, in the order they are tried.
-METADATA_ID_KEYS = ("id", "doc_id", "document_id", "_id", "chunk_id", "source")
 _NESTED_KIND = re.compile(r'"openinference"\s*:\s*\{\s*"span"\s*:\s*\{\s*"kind"')
 _PHOENIX_ROW = re.compile(r'"span_kind"\s*:\s*"[A-Z]+"')
-_HANDOFF = "handoff to "
-_NOT_IN_NAME = re.compile(r"[^a-zA-Z0-9_]")
-
-
-def flat_attributes(attrs: Mapping[str, Any]) -> dict[str, Any]:
-    """Attributes with nested objects and lists of objects flattened to dotted keys.
-
-    ``{"llm": {"output_messages": [{"message": {"role": "assistant"}}]}}`` and
-    ``{"llm.output_messages": [{"message.role": "assistant"}]}`` both give
-    ``{"llm.output_messages.0.message.role": "assistant"}``. Lists of scalars stay lists;
-    ``None`` values (Parquet's padding of absent struct fields) are dropped; a key already
-    present wins; nesting deeper than :data:`MAX_NESTING` is cut.
-    """
-    out: dict[str, Any] = {}
-    stack: list[tuple[str, Any, int]] = [(str(k), v, 0) for k, v in reversed(list(attrs.items()))]
-    while stack:
-        key, value, depth = stack.pop()
-        if value is None or depth > MAX_NESTING:
-            continue
-        if isinstance(value, dict):
-            stack.extend((f"{key}.{k}", v, depth + 1) for k, v in reversed(value.items()))
-        elif isinstance(value, list) and any(isinstance(v, dict) for v in value):
-            stack.extend((f"{key}.{i}", v, depth + 1) for i, v in reversed(list(enumerate(value))))
-        else:
-            out.setdefault(key, value)
-    return out
 
 
 def _is_json_schema(value: Any) -> bool:
+    """A JSON Schema, or a map of parameter schemas (smolagents' ``tool.inputs``:
+    ``{"order_id": {"type": ..., "description": ...}}``)."""
     if not isinstance(value, dict):
         return False
-    return bool(_SCHEMA_KEYS & value.keys()) or value.get("type") == "object"
+    if _SCHEMA_KEYS & value.keys() or value.get("type") == "object":
+        return True
+    return bool(value) and all(isinstance(v, dict) and "type" in v for v in value.values())
 
 
 def tool_arguments(attrs: Mapping[str, Any]) -> Any:
-    """``input.value`` when its mime type is JSON, else a ``tool.parameters`` that is not a
-    JSON Schema, else ``None`` (not recorded)."""
+    """``input.value`` unwrapped (:func:`.call_values.arguments`: a Python call binding
+    ``{"args", "kwargs"}``, whatever its mime type), else ``input.value`` when its mime type
+    is JSON, else a ``tool.parameters`` that is not a JSON Schema, else ``None`` (not
+    recorded)."""
+    value = attrs.get("input.value")
+    decoded = maybe_json(value)
+    if isinstance(decoded, dict):
+        unwrapped = call_values.arguments(decoded)
+        if unwrapped is not decoded:
+            return unwrapped
     mime = text_of(attrs.get("input.mime_type")) or ""
-    if "json" in mime.lower() and attrs.get("input.value") is not None:
-        return attrs["input.value"]
+    if "json" in mime.lower() and value is not None:
+        return value
     params = attrs.get("tool.parameters")
     if params is not None and not _is_json_schema(maybe_json(params)):
         return params
     return None
-
-
-def _metadata_id(metadata: Any) -> Any:
-    metadata = maybe_json(metadata)
-    if not isinstance(metadata, dict):
-        return None
-    return next((metadata[k] for k in METADATA_ID_KEYS if _usable_id(metadata.get(k))), None)
-
-
-def _usable_id(value: Any) -> bool:
-    return isinstance(value, str | int) and not isinstance(value, bool) and bool(str(value))
 
 
 def documents(attrs: Mapping[str, Any]) -> list[tuple[str, float | None]]:
@@ -138,13 +143,11 @@ def documents(attrs: Mapping[str, Any]) -> list[tuple[str, float | None]]:
     out: list[tuple[str, float | None]] = []
     for position in sorted(found):
         entry = found[position]
-        doc_id = entry.get("id")
-        if not _usable_id(doc_id):
-            doc_id = _metadata_id(entry.get("metadata")) or _metadata_id(
-                entry.get("metadata_fields")
-            )
-        if _usable_id(doc_id):
-            out.append((str(doc_id), score_of(entry.get("score"))))
+        doc_id = call_values.document_id({"id": entry.get("id"), "metadata": entry.get("metadata")})
+        if doc_id is None:
+            doc_id = call_values.document_id({"metadata": entry.get("metadata_fields")})
+        if doc_id is not None:
+            out.append((doc_id, score_of(entry.get("score"))))
     return out
 
 
@@ -158,26 +161,28 @@ def _retrieval_arguments(attrs: Mapping[str, Any]) -> Any:
     return None
 
 
-def _is_handoff(span: Span, attrs: Mapping[str, Any]) -> bool:
-    return not text_of(attrs.get("tool.name")) and span.name.startswith(_HANDOFF)
-
-
-def _tool(span: Span, attrs: Mapping[str, Any]) -> SpanInfo:
-    if _is_handoff(span, attrs):
-        return SpanInfo(None)  # an OpenAI Agents handoff: structure, not a step
+def _tool_name(span: Span, attrs: Mapping[str, Any], producer: Producer) -> str | None:
     name = text_of(attrs.get("tool.name"))
-    result = attrs.get("output.value")
+    if name:
+        return name
+    for suffix in producer.name_suffixes:
+        if span.name.endswith(suffix) and len(span.name) > len(suffix):
+            return span.name[: -len(suffix)]
+    return span.name or None
+
+
+def _tool(span: Span, attrs: Mapping[str, Any], facts: TraceFacts) -> SpanInfo:
+    name = _tool_name(span, attrs, producer_of(span.scope))
+    if is_handoff_span(span, attrs) or name in facts.not_steps:
+        return SpanInfo(None)  # a hand-off or an answer tool: structure, not a step
     call_id = text_of(attrs.get("tool.id")) or text_of(attrs.get("tool_call.id"))
-    error = None
-    message = messages.langchain_tool_message(result)
+    message = messages.langchain_tool_message(attrs.get("output.value"))
     if message is not None:
-        result = message.get("content")
         call_id = call_id or text_of(message.get("tool_call_id"))
-        if message.get("status") == "error":
-            error = result if isinstance(result, str) and result else "error"
+    result, error, _ = call_values.result(attrs.get("output.value"))
     return SpanInfo(
         "tool",
-        tool=name or span.name or None,
+        tool=name,
         call_id=call_id or None,
         arguments=tool_arguments(attrs),
         result=result,
@@ -185,7 +190,7 @@ def _tool(span: Span, attrs: Mapping[str, Any]) -> SpanInfo:
     )
 
 
-def _llm(attrs: Mapping[str, Any], handoff_tools: frozenset[str]) -> SpanInfo:
+def _llm(attrs: Mapping[str, Any], not_steps: frozenset[str]) -> SpanInfo:
     tokens = number(attrs.get("llm.token_count.total"))
     cost = number(attrs.get("llm.cost.total"))
     return SpanInfo(
@@ -202,30 +207,21 @@ def _llm(attrs: Mapping[str, Any], handoff_tools: frozenset[str]) -> SpanInfo:
         output_tokens=number(attrs.get("llm.token_count.completion")),
         model=text_of(attrs.get("llm.model_name")),
         output_text=messages.model_output_text(attrs),
-        emitted_calls=tuple(
-            c for c in messages.emitted_calls(attrs) if c.name not in handoff_tools
-        ),
+        emitted_calls=tuple(c for c in messages.emitted_calls(attrs) if c.name not in not_steps),
         tool_results=messages.tool_results(attrs),
     )
 
 
-def classify(
-    span: Span,
-    repeated_nodes: frozenset[str] = frozenset(),
-    handoff_tools: frozenset[str] = frozenset(),
-) -> SpanInfo:
-    """The role of one OpenInference span (see module docstring).
-
-    ``repeated_nodes``: span ids of LangGraph node runs that are not agent scopes.
-    ``handoff_tools``: the names of the handoff tools of the span's trace (not steps).
-    """
+def classify(span: Span, facts: TraceFacts = NO_FACTS) -> SpanInfo:
+    """The role of one OpenInference span (see module docstring), given what its trace says
+    (:class:`~pathgrade.io.ingest.openinference_trace.TraceFacts`)."""
     attrs = flat_attributes(span.attributes)
-    kind = (text_of(attrs.get(KIND)) or "").upper()
+    kind = kind_of(attrs)
     if kind == "TOOL":
-        return _tool(span, attrs)
+        return _tool(span, attrs, facts)
     if kind == "LLM":
-        return _llm(attrs, handoff_tools)
-    if kind == "RETRIEVER":
+        return _llm(attrs, facts.not_steps)
+    if kind == "RETRIEVER" and span.span_id not in facts.nested:
         return SpanInfo(
             "retrieval",
             tool=text_of(attrs.get("tool.name")) or span.name or None,
@@ -234,59 +230,17 @@ def classify(
             documents=tuple(documents(attrs)),
         )
     text = messages.output_text(attrs.get("output.value"))
-    if kind == "AGENT" and span.span_id not in repeated_nodes:
-        return SpanInfo(
-            "agent",
-            agent_name=text_of(attrs.get("agent.name")) or span.name or None,
-            output_text=text,
-        )
-    return SpanInfo(None, output_text=text)
-
-
-def _langgraph_node(span: Span) -> str | None:
-    attrs = span.attributes
-    node = attrs.get("metadata.langgraph_node")
-    if node is None:
-        metadata = attrs.get("metadata")
-        decoded = maybe_json(metadata)
-        node = decoded.get("langgraph_node") if isinstance(decoded, dict) else None
-    return node if isinstance(node, str) else None
-
-
-def repeated_langgraph_nodes(spans: Sequence[Span]) -> frozenset[str]:
-    """Span ids of AGENT spans that are one of several runs of a LangGraph node with the same
-    parent (the ``agent`` node of a ReAct graph: one run per model call)."""
-    groups: dict[tuple[str | None, str, str], list[str]] = {}
-    for span in spans:
-        kind = span.attributes.get(KIND)
-        if not isinstance(kind, str) or kind.upper() != "AGENT":
-            continue
-        node = _langgraph_node(span)
-        if node is not None:
-            groups.setdefault((span.parent_id, node, span.name), []).append(span.span_id)
-    return frozenset(i for ids in groups.values() if len(ids) > 1 for i in ids)
-
-
-def handoff_tool_names(spans: Sequence[Span]) -> frozenset[str]:
-    """The OpenAI Agents SDK's default tool names (``transfer_to_<agent>``: the agent's name,
-    lower case, characters other than letters, digits and ``_`` as ``_``) of the handoffs
-    in these spans: a handoff span's ``output.value`` (the agent handed to), else its name."""
-    names = set()
-    for span in spans:
-        attrs = flat_attributes(span.attributes)
-        kind = text_of(attrs.get(KIND)) or ""
-        if kind.upper() == "TOOL" and _is_handoff(span, attrs):
-            target = text_of(attrs.get("output.value")) or span.name[len(_HANDOFF) :]
-            names.add(_NOT_IN_NAME.sub("_", f"transfer_to_{target}").lower())
-    return frozenset(names)
+    if kind == "AGENT" and span.span_id not in facts.repeated_nodes:
+        return SpanInfo("agent", agent_name=agent_name(span, attrs), output_text=text)
+    if kind == "CHAIN" and not producer_of(span.scope).chain_answers:
+        return SpanInfo(None)
+    return SpanInfo(None, output_text=text, unmapped=kind not in KNOWN_KINDS)
 
 
 def classifier(traces: Mapping[str, Sequence[Span]]) -> Callable[[Span], SpanInfo]:
-    """:func:`classify` with what it needs to know of these traces: the repeated LangGraph
-    nodes, and each trace's handoff tools."""
-    repeated = frozenset().union(*(repeated_langgraph_nodes(s) for s in traces.values()))
-    handoffs = {trace: handoff_tool_names(spans) for trace, spans in traces.items()}
-    return lambda span: classify(span, repeated, handoffs.get(span.trace_id, frozenset()))
+    """:func:`classify` with what it needs to know of each span's trace."""
+    facts = {trace: trace_facts(spans) for trace, spans in traces.items()}
+    return lambda span: classify(span, facts.get(span.trace_id, NO_FACTS))
 
 
 def sniff(head: bytes | str) -> bool:

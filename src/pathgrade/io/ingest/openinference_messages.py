@@ -37,6 +37,9 @@ _CALL = re.compile(
 )
 _INPUT = re.compile(r"llm\.input_messages\.([0-9]{1,9})\.message\.(role|content|tool_call_id|name)")
 _OUTPUT = re.compile(r"llm\.output_messages\.([0-9]{1,9})\.message\.(role|content)")
+#: AutoGen's function-result messages: ``llm.input_messages.<i>.function.<j>`` holds the JSON
+#: of ``{"name", "content", "call_id", "is_error"}``.
+_FUNCTION = re.compile(r"llm\.input_messages\.([0-9]{1,9})\.function\.([0-9]{1,9})()")
 _TEXT_FIELDS = ("output", "answer", "text", "content", "result")
 
 
@@ -118,24 +121,43 @@ def failed_calls(input_value: Any) -> dict[str, str]:
     return out
 
 
+def _function_results(attrs: Mapping[str, Any]) -> list[tuple[tuple[int, ...], ToolResult]]:
+    out: list[tuple[tuple[int, ...], ToolResult]] = []
+    for position, fields in _indexed(attrs, _FUNCTION).items():
+        item = loads(fields.get(""))
+        if not isinstance(item, dict):
+            continue
+        content = item.get("content")
+        failed = item.get("is_error") is True
+        text = content if isinstance(content, str) else None
+        result = ToolResult(
+            call_id=text_of(item.get("call_id")) or None,
+            content=text,
+            error=(text or "error") if failed else None,
+            name=text_of(item.get("name")) or None,
+        )
+        out.append((position, result))
+    return out
+
+
 def tool_results(attrs: Mapping[str, Any]) -> tuple[ToolResult, ...]:
-    """The tool messages of the model's input messages, in order (see module docstring)."""
+    """The tool messages of the model's input messages, in order (see module docstring):
+    ``role: "tool"`` messages, and AutoGen's function-result messages."""
     failed = failed_calls(attrs.get("input.value"))
-    out: list[ToolResult] = []
-    for fields in _indexed(attrs, _INPUT).values():
+    found = _function_results(attrs)
+    for position, fields in _indexed(attrs, _INPUT).items():
         if fields.get("role") != "tool":
             continue
         call_id = text_of(fields.get("tool_call_id")) or None
         content = fields.get("content")
-        out.append(
-            ToolResult(
-                call_id=call_id,
-                content=content if isinstance(content, str) else None,
-                error=failed.get(call_id) if call_id else None,
-                name=text_of(fields.get("name")) or None,
-            )
+        result = ToolResult(
+            call_id=call_id,
+            content=content if isinstance(content, str) else None,
+            error=failed.get(call_id) if call_id else None,
+            name=text_of(fields.get("name")) or None,
         )
-    return tuple(out)
+        found.append((position, result))
+    return tuple(r for _, r in sorted(found, key=lambda pair: pair[0]))
 
 
 def model_output_text(attrs: Mapping[str, Any]) -> str | None:

@@ -1,12 +1,9 @@
 """What OTLP/JSON files say about a span besides its attributes: its kind, its events, its logs.
 
 One pass over an OTLP/JSON Lines file (:func:`read_otlp`) gives the spans (as
-:func:`pathgrade.io.ingest.spans.otlp_spans` reads them) and, per span (trace id, span id):
-
-- its kind (``SPAN_KIND_SERVER`` or ``2`` is ``"server"``; ``client``, ``internal``,
-  ``producer``, ``consumer``);
-- its **events**: the span's own ``events`` (``{"name", "attributes"}``), then the **log
-  records** tied to it by ``traceId``/``spanId`` (``{"resourceLogs": [{"scopeLogs":
+:func:`pathgrade.io.ingest.spans.otlp_spans` reads them, each with its kind and events) and,
+per span (trace id, span id), its **events**: the span's own, then the **log records** tied
+to it by ``traceId``/``spanId`` (``{"resourceLogs": [{"scopeLogs":
   [{"logRecords": [...]}]}]}`` lines in the same file, as one collector file exporter used in
   both the traces and the logs pipelines writes them; the event name is the record's
   ``eventName``, else its ``event.name`` attribute; its ``body`` is an ``AnyValue``).
@@ -41,16 +38,9 @@ from typing import Any
 from pathgrade.core.errors import InputError
 from pathgrade.io.ingest._common import At, IngestOptions, arr, json_lines, maybe_json, obj
 from pathgrade.io.ingest.otel_messages import normalized
-from pathgrade.io.ingest.spans import Span, any_value, key_values, otlp_record
+from pathgrade.io.ingest.spans import Event, Span, any_value, key_values, otlp_record
 
 Key = tuple[str, str]
-_KINDS = {
-    "1": "internal",
-    "2": "server",
-    "3": "client",
-    "4": "producer",
-    "5": "consumer",
-}
 _ROLES = {
     "gen_ai.system.message": "system",
     "gen_ai.user.message": "user",
@@ -59,31 +49,19 @@ _ROLES = {
 }
 
 
-@dataclass(frozen=True)
-class Event:
-    """A span event or a log record tied to a span: its name, attributes and body."""
-
-    name: str
-    attributes: Mapping[str, Any] = field(default_factory=dict)
-    body: Any = None
-
-
 @dataclass
 class Extras:
-    """Span kinds and events of a file, by (trace id, span id) in lower-case hex."""
+    """The log records of a file tied to spans, by (trace id, span id) in lower-case hex."""
 
-    kinds: dict[Key, str] = field(default_factory=dict)
-    events: dict[Key, list[Event]] = field(default_factory=dict)
     logs: dict[Key, list[Event]] = field(default_factory=dict)
 
     def kind(self, span: Span) -> str | None:
         """The span's kind (``"server"``, ``"client"``...), ``None`` when not recorded."""
-        return self.kinds.get((span.trace_id, span.span_id))
+        return span.kind
 
     def of(self, span: Span) -> list[Event]:
         """The span's own events, then the log records tied to it, in file order."""
-        key = (span.trace_id, span.span_id)
-        return [*self.events.get(key, ()), *self.logs.get(key, ())]
+        return [*span.events, *self.logs.get((span.trace_id, span.span_id), ())]
 
 
 def _hex(value: Any, size: int) -> str | None:
@@ -93,36 +71,6 @@ def _hex(value: Any, size: int) -> str | None:
     if len(digits) != size or any(c not in "0123456789abcdefABCDEF" for c in digits):
         return None
     return digits.lower()
-
-
-def _kind(value: Any) -> str | None:
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        return _KINDS.get(str(value))
-    if isinstance(value, str):
-        return _KINDS.get(value) or (value.removeprefix("SPAN_KIND_").lower() or None)
-    return None
-
-
-def _span_extras(record: Mapping[str, Any], extras: Extras) -> None:
-    """Kinds and events of the spans of a ``resourceSpans`` record whose structure
-    :func:`~pathgrade.io.ingest.spans.otlp_record` has already checked."""
-    for resource_spans in record["resourceSpans"]:
-        for scope in resource_spans.get("scopeSpans") or ():
-            for raw in scope.get("spans") or ():
-                trace_id, span_id = _hex(raw.get("traceId"), 32), _hex(raw.get("spanId"), 16)
-                if trace_id is None or span_id is None:
-                    continue
-                key = (trace_id, span_id)
-                kind = _kind(raw.get("kind"))
-                if kind:
-                    extras.kinds[key] = kind
-                events = raw.get("events")
-                for event in events if isinstance(events, list) else ():
-                    if isinstance(event, dict) and isinstance(event.get("name"), str):
-                        attributes = key_values(event.get("attributes"))
-                        extras.events.setdefault(key, []).append(Event(event["name"], attributes))
 
 
 def _logs(record: Mapping[str, Any], at: At, extras: Extras) -> None:
@@ -168,7 +116,6 @@ def read_otlp(path: str | Path, options: IngestOptions) -> tuple[list[Span], Ext
             options.fail(error)
             continue
         spans.extend(found)
-        _span_extras(record, extras)
     return spans, extras
 
 

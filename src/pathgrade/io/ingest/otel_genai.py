@@ -42,11 +42,12 @@ attribute names are read through :data:`ALIASES`.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from pathgrade.core.types import Run
-from pathgrade.io.ingest import mcp, traceloop
+from pathgrade.io.ingest import call_values, mcp, traceloop
 from pathgrade.io.ingest._build import runs_from_traces, sum_numbers
 from pathgrade.io.ingest._common import (
     IngestOptions,
@@ -59,7 +60,8 @@ from pathgrade.io.ingest._common import (
 from pathgrade.io.ingest._info import Classifier, SpanInfo, SpanKind
 from pathgrade.io.ingest.otel_events import Extras, event_messages, read_otlp
 from pathgrade.io.ingest.otel_messages import emitted_calls, normalized, output_text, tool_results
-from pathgrade.io.ingest.spans import Span, ancestors, by_trace
+from pathgrade.io.ingest.producers import handoff_name
+from pathgrade.io.ingest.spans import Event, Span, ancestors, by_trace
 
 NAME = "otel-genai"
 
@@ -80,8 +82,11 @@ OPERATIONS: Mapping[str, SpanKind] = {
     "retrieval": "retrieval",
     "invoke_agent": "agent",
     "invoke_workflow": "agent",
+    "memory.search": "retrieval",  # Strands' memory tools
 }
 _LLM_REQUEST_TYPES = frozenset({"chat", "completion"})
+#: Operations that are structure, not steps: not counted as unmapped.
+STRUCTURE = frozenset({"create_agent", "embeddings", "execute_event_loop_cycle", "execute_task"})
 
 
 def canonical(attributes: Mapping[str, Any]) -> dict[str, Any]:
@@ -93,18 +98,6 @@ def canonical(attributes: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-def documents(value: Any) -> list[tuple[str, float | None]]:
-    """``(id, score)`` of each entry of ``gen_ai.retrieval.documents``, in rank order."""
-    value = maybe_json(value)
-    out: list[tuple[str, float | None]] = []
-    if not isinstance(value, list):
-        return out
-    for doc in value:
-        if isinstance(doc, dict) and isinstance(doc.get("id"), str | int) and str(doc["id"]):
-            out.append((str(doc["id"]), score_of(doc.get("score"))))
-    return out
-
-
 def _text(value: Any) -> str | None:
     """``gen_ai.output.messages`` recorded as plain text (older producers): the text."""
     if isinstance(value, str) and value and maybe_json(value) is value:
@@ -112,10 +105,30 @@ def _text(value: Any) -> str | None:
     return None
 
 
-def retrieval_info(attrs: Mapping[str, Any], target: str | None) -> SpanInfo:
+def _event_content(events: Sequence[Event], name: str, key: str = "content") -> Any:
+    """The ``key`` attribute (JSON decoded) of the first event called ``name``, else None."""
+    found = next((e for e in events if e.name == name and key in e.attributes), None)
+    return maybe_json(found.attributes[key]) if found is not None else None
+
+
+def _parts_text(value: Any) -> Any:
+    """A message given as content parts (``[{"text": ...}]``): its text, JSON decoded when it
+    is JSON; anything else unchanged."""
+    if isinstance(value, list) and value and all(isinstance(p, dict) for p in value):
+        texts = [p.get("text") for p in value]
+        if all(isinstance(x, str) for x in texts):
+            return maybe_json("".join(texts))
+    return value
+
+
+def retrieval_info(
+    attrs: Mapping[str, Any], target: str | None, events: Sequence[Event] = ()
+) -> SpanInfo:
     """A retrieval span (see module docstring); arguments ``None`` when none is recorded."""
     arguments: dict[str, Any] = {}
     query = attrs.get("gen_ai.retrieval.query.text", attrs.get("gen_ai.retrieval.query"))
+    if query is None:
+        query = _event_content(events, "memory.query")
     if isinstance(query, str):
         arguments["query"] = query
     top_k = score_of(attrs.get("gen_ai.retrieval.top_k", attrs.get("gen_ai.request.top_k")))
@@ -126,7 +139,9 @@ def retrieval_info(attrs: Mapping[str, Any], target: str | None) -> SpanInfo:
         tool=text_of(attrs.get("gen_ai.data_source.id")) or target,
         call_id=text_of(attrs.get("gen_ai.tool.call.id")),
         arguments=arguments or None,
-        documents=documents(attrs.get("gen_ai.retrieval.documents")),
+        documents=call_values.documents(
+            attrs.get("gen_ai.retrieval.documents", _event_content(events, "memory.results"))
+        ),
     )
 
 
@@ -160,16 +175,29 @@ def llm_info(attrs: Mapping[str, Any], events: Extras | None, span: Span) -> Spa
     )
 
 
+def handoff_names(spans: Sequence[Span]) -> dict[str, frozenset[str]]:
+    """Trace id -> the hand-off tool names of its agents (``transfer_to_<agent>`` of each
+    ``gen_ai.agent.name``: :func:`~pathgrade.io.ingest.producers.handoff_name`)."""
+    out: dict[str, set[str]] = {}
+    for span in spans:
+        name = text_of(span.attributes.get("gen_ai.agent.name"))
+        if name:
+            out.setdefault(span.trace_id, set()).add(handoff_name(name))
+    return {trace: frozenset(names) for trace, names in out.items()}
+
+
 def classifier(
     extras: Extras | None = None,
     options: IngestOptions | None = None,
     servers: Mapping[str, str] | None = None,
+    handoffs: Mapping[str, frozenset[str]] | None = None,
 ) -> Classifier:
     """The classifier of one file's spans: ``extras`` gives span kinds and events,
     ``servers`` the MCP server of the spans of a call whose server only an inner span knows
     (:func:`mcp_servers`; used when ``options.mcp_namespace``)."""
     namespace = bool(options and options.mcp_namespace)
     servers = servers or {}
+    handoffs = handoffs or {}
     seen: dict[int, SpanInfo] = {}
 
     def classify(span: Span) -> SpanInfo:
@@ -195,31 +223,47 @@ def classifier(
         role = OPERATIONS.get(operation or "")
         if role is None and text_of(attrs.get("llm.request.type")) in _LLM_REQUEST_TYPES:
             role = "llm"
+        events = extras.of(span) if extras else list(span.events)
+        not_steps = handoffs.get(span.trace_id, frozenset())
         if role == "tool":
             result = attrs.get("gen_ai.tool.call.result")
+            if result is None:  # Strands' default conventions: in the span's events
+                result = _parts_text(_event_content(events, "gen_ai.choice", "message"))
+            arguments = attrs.get("gen_ai.tool.call.arguments")
+            if arguments is None:
+                arguments = _event_content(events, "gen_ai.tool.message")
             tool = text_of(attrs.get("gen_ai.tool.name")) or target
+            if tool in not_steps:
+                return SpanInfo(None)  # a hand-off to another agent: structure, not a step
             if namespace and tool and span.span_id in servers:
                 tool = f"{servers[span.span_id]}/{tool}"
             return SpanInfo(
                 "tool",
                 tool=tool,
                 call_id=text_of(attrs.get("gen_ai.tool.call.id")),
-                arguments=attrs.get("gen_ai.tool.call.arguments"),
+                arguments=arguments,
                 result=result,
                 error=mcp.result_error(result),
             )
         if role == "llm":
-            return llm_info(attrs, extras, span)
+            info = llm_info(attrs, extras, span)
+            if not_steps and any(c.name in not_steps for c in info.emitted_calls):
+                calls = tuple(c for c in info.emitted_calls if c.name not in not_steps)
+                info = replace(info, emitted_calls=calls)
+            return info
         if role == "retrieval":
-            return retrieval_info(attrs, target)
+            return retrieval_info(attrs, target, events)
         if role == "agent":
             outputs = normalized(attrs.get("gen_ai.output.messages"))
+            choice = _parts_text(_event_content(events, "gen_ai.choice", "message"))
             return SpanInfo(
                 "agent",
                 agent_name=text_of(attrs.get("gen_ai.agent.name")) or target,
-                output_text=_text(attrs.get("gen_ai.output.messages")) or output_text(outputs),
+                output_text=_text(attrs.get("gen_ai.output.messages"))
+                or output_text(outputs)
+                or (choice.strip() or None if isinstance(choice, str) else None),
             )
-        return SpanInfo(None)
+        return SpanInfo(None, unmapped=(operation or "") not in STRUCTURE)
 
     return classify
 
@@ -271,6 +315,6 @@ def read(path: str | Path, options: IngestOptions | None = None) -> Iterator[Run
     options = options or IngestOptions()
     spans, extras = read_otlp(path, options)
     servers = mcp_servers(spans, extras) if options.mcp_namespace else {}
-    classify = classifier(extras, options, servers)
+    classify = classifier(extras, options, servers, handoff_names(spans))
     traces = {k: v for k, v in by_trace(iter(spans)).items() if _is_run(v, classify)}
     yield from runs_from_traces(traces, classify, options, file=str(path), source=NAME)

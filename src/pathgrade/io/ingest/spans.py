@@ -7,10 +7,15 @@ strings (not base64, unlike the generic protobuf JSON mapping); 64-bit integers
 objects (``stringValue``, ``intValue``, ``doubleValue``, ``boolValue``, ``arrayValue``,
 ``kvlistValue``, ``bytesValue``). ``status.code`` 2 (``STATUS_CODE_ERROR``) is an error.
 
-Flat span JSON (the OpenTelemetry SDK's ``span.to_json()``, Phoenix exports): one span per
-line, ``{"name", "context": {"trace_id", "span_id"}, "parent_id", "start_time",
-"end_time", "status": {"status_code"}, "attributes": {...}}`` with ``0x``-prefixed hex ids and
-ISO-8601 or nanosecond times; nested attribute objects are flattened to dotted keys.
+Flat span JSON (the OpenTelemetry SDK's ``span.to_json()``, Phoenix exports) is read into the
+same model by :mod:`.span_json`.
+
+Each span carries, parsed once here, what every reader may need: its **kind** (``internal``,
+``server``, ``client``, ``producer``, ``consumer``; OTLP's ``SPAN_KIND_SERVER`` or ``2``, the
+SDK's ``SpanKind.SERVER``), its instrumentation **scope** name (OTLP ``scopeSpans[].scope.name``:
+which instrumentation wrote it) and its **events** (``{"name", "attributes"}``, in order). A
+failed span's error is the status message, else the ``exception`` event's
+``exception.message``, else ``error.type``, else ``"error"``.
 
 Spans of one trace may be spread over lines and come in any order; grouping and ordering is
 done by the readers.
@@ -32,7 +37,6 @@ from pathgrade.io.ingest._common import (
     IngestOptions,
     arr,
     json_lines,
-    kind,
     obj,
     text,
 )
@@ -50,6 +54,18 @@ _ISO_FRACTION = re.compile(
 )
 
 
+_KINDS = {"1": "internal", "2": "server", "3": "client", "4": "producer", "5": "consumer"}
+
+
+@dataclass(frozen=True)
+class Event:
+    """A span event or a log record tied to a span: its name, attributes and body."""
+
+    name: str
+    attributes: Mapping[str, Any] = field(default_factory=dict)
+    body: Any = None
+
+
 @dataclass(frozen=True)
 class Span:
     """One span, format-neutral. Times are unix nanoseconds (``None`` when absent)."""
@@ -65,6 +81,9 @@ class Span:
     line: int
     order: int  # position in the file, to break start-time ties
     resource: Mapping[str, Any] = field(default_factory=dict)
+    kind: str | None = None
+    scope: str = ""
+    events: tuple[Event, ...] = ()
 
     @property
     def start_s(self) -> float | None:
@@ -81,7 +100,7 @@ class Span:
         return (self.end_ns - self.start_ns) / 1e6
 
 
-def _hex_id(value: Any, size: int, at: At) -> str:
+def hex_id(value: Any, size: int, at: At) -> str:
     what = at.path
     if not isinstance(value, str) or not value:
         raise at.error(f"{what} is missing or not a string")
@@ -162,15 +181,50 @@ def _attributes(value: Any, at: At) -> dict[str, Any]:
     return key_values(arr(value, at))
 
 
-def _status_error(status: Any, attributes: Mapping[str, Any]) -> str | None:
+def status_error(
+    status: Any, attributes: Mapping[str, Any], events: tuple[Event, ...] = ()
+) -> str | None:
     if not isinstance(status, dict):
         return None
     code = status.get("code", status.get("status_code"))
-    if code in (2, "2", "STATUS_CODE_ERROR", "ERROR"):
+    if code in (2, "2", "STATUS_CODE_ERROR", "ERROR", "StatusCode.ERROR"):
         message = status.get("message") or status.get("description")
+        raised = next(
+            (
+                e.attributes.get("exception.message")
+                for e in events
+                if e.name == "exception" and e.attributes.get("exception.message")
+            ),
+            None,
+        )
         kind_ = attributes.get("error.type") or attributes.get("exception.message")
-        return str(message or kind_ or "error")
+        return str(message or raised or kind_ or "error")
     return None
+
+
+def span_kind(value: Any) -> str | None:
+    """A span kind as a lower-case word (``SPAN_KIND_SERVER``, ``2``, ``SpanKind.SERVER``:
+    ``"server"``); ``None`` when absent or unspecified."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return _KINDS.get(str(value))
+    if isinstance(value, str):
+        word = value.removeprefix("SPAN_KIND_").removeprefix("SpanKind.").lower()
+        return _KINDS.get(value) or (word if word and word != "unspecified" else None)
+    return None
+
+
+def events_of(value: Any, flat: bool = False) -> tuple[Event, ...]:
+    """A span's ``events`` list; free-form: what is not a list, or an entry without a string
+    name, is skipped."""
+    out: list[Event] = []
+    for event in value if isinstance(value, list) else ():
+        if isinstance(event, dict) and isinstance(event.get("name"), str):
+            raw = event.get("attributes")
+            attributes = dict(raw) if flat and isinstance(raw, dict) else key_values(raw)
+            out.append(Event(event["name"], attributes))
+    return tuple(out)
 
 
 def otlp_spans(path: str | Path, options: IngestOptions) -> Iterator[Span]:
@@ -204,48 +258,37 @@ def otlp_record(record: Any, at: At, order: int) -> Iterator[Span]:
         for j, scope in enumerate(arr(resource_spans.get("scopeSpans"), scopes_at)):
             scope_at = scopes_at.item(j)
             spans_at = scope_at.key("spans")
-            spans = arr(obj(scope, scope_at, optional=False).get("spans"), spans_at, optional=False)
+            scope = obj(scope, scope_at, optional=False)
+            spans = arr(scope.get("spans"), spans_at, optional=False)
+            scope_name = obj(scope.get("scope"), scope_at.key("scope")).get("name")
+            scope_name = scope_name if isinstance(scope_name, str) else ""
             for k, raw in enumerate(spans):
-                yield _otlp_span(raw, spans_at.item(k), order, resource)
+                yield _otlp_span(raw, spans_at.item(k), order, resource, scope_name)
                 order += 1
 
 
-def _otlp_span(raw: Any, at: At, order: int, resource: Mapping[str, Any]) -> Span:
+def _otlp_span(raw: Any, at: At, order: int, resource: Mapping[str, Any], scope: str = "") -> Span:
     raw = obj(raw, at, optional=False)
     attributes = _attributes(raw.get("attributes"), at.key("attributes"))
     parent = raw.get("parentSpanId")
     ids = At(at.file, at.line)
+    events = events_of(raw.get("events"))
     return Span(
-        trace_id=_hex_id(raw.get("traceId"), 32, ids.key("traceId")),
-        span_id=_hex_id(raw.get("spanId"), 16, ids.key("spanId")),
-        parent_id=_hex_id(parent, 16, ids.key("parentSpanId")) if parent else None,
+        trace_id=hex_id(raw.get("traceId"), 32, ids.key("traceId")),
+        span_id=hex_id(raw.get("spanId"), 16, ids.key("spanId")),
+        parent_id=hex_id(parent, 16, ids.key("parentSpanId")) if parent else None,
         name=text(raw.get("name"), at.key("name")) or "",
         start_ns=_int64(raw.get("startTimeUnixNano"), ids.key("startTimeUnixNano")),
         end_ns=_int64(raw.get("endTimeUnixNano"), ids.key("endTimeUnixNano")),
         attributes=attributes,
-        error=_status_error(obj(raw.get("status"), at.key("status")), attributes),
+        error=status_error(obj(raw.get("status"), at.key("status")), attributes, events),
         line=at.line,
         order=order,
         resource=resource,
+        kind=span_kind(raw.get("kind")),
+        scope=scope,
+        events=events,
     )
-
-
-def _flatten(value: Mapping[str, Any], at: At) -> dict[str, Any]:
-    """Nested attribute objects as dotted keys (``{"tool": {"name": x}}`` -> ``tool.name``)."""
-    out: dict[str, Any] = {}
-    stack: list[tuple[str, Any, int]] = [("", value, 0)]
-    while stack:
-        prefix, item, depth = stack.pop()
-        if isinstance(item, dict):
-            if depth > MAX_NESTING:
-                raise at.error(f"nested deeper than {MAX_NESTING} levels")
-            stack.extend(
-                (f"{prefix}.{key}" if prefix else str(key), child, depth + 1)
-                for key, child in reversed(item.items())
-            )
-        else:
-            out[prefix] = item
-    return out
 
 
 def time_ns(value: Any, at: At) -> int | None:
@@ -274,53 +317,6 @@ def time_ns(value: Any, at: At) -> int | None:
         except (ValueError, OverflowError, OSError):
             raise at.error(f"{at.path} is not an ISO-8601 time: {value[:40]!r}") from None
     return _int64(value, at)
-
-
-def flat_spans(path: str | Path, options: IngestOptions) -> Iterator[Span]:
-    """Every span of a file of flat span JSON objects (one per line, or one JSON array)."""
-    name = str(path)
-    order = 0
-    for line, record in json_lines(path, options):
-        at = At(name, line)
-        items = (
-            [(item, at.item(i)) for i, item in enumerate(record)]
-            if isinstance(record, list)
-            else [(record, at)]
-        )
-        for item, where in items:
-            try:
-                span = _flat_span(item, where, order)
-            except InputError as error:
-                options.fail(error)
-                continue
-            order += 1
-            yield span
-
-
-def _flat_span(raw: Any, at: At, order: int) -> Span:
-    if not isinstance(raw, dict):
-        raise at.error(f"expected a span object, got {kind(raw)}")
-    ids = At(at.file, at.line)
-    context = obj(raw.get("context"), at.key("context")) or raw
-    attributes = _flatten(obj(raw.get("attributes"), at.key("attributes")), at.key("attributes"))
-    parent = raw.get("parent_id")
-    status = raw.get("status")
-    if status is None and "status_code" in raw:
-        status = {"status_code": raw["status_code"], "message": raw.get("status_message")}
-    resource = obj(raw.get("resource"), at.key("resource")).get("attributes")
-    return Span(
-        trace_id=_hex_id(context.get("trace_id"), 32, ids.key("trace_id")),
-        span_id=_hex_id(context.get("span_id"), 16, ids.key("span_id")),
-        parent_id=_hex_id(parent, 16, ids.key("parent_id")) if parent else None,
-        name=text(raw.get("name"), at.key("name")) or "",
-        start_ns=time_ns(raw.get("start_time"), ids.key("start_time")),
-        end_ns=time_ns(raw.get("end_time"), ids.key("end_time")),
-        attributes=attributes,
-        error=_status_error(status, attributes),
-        line=at.line,
-        order=order,
-        resource=dict(resource) if isinstance(resource, dict) else {},
-    )
 
 
 def by_trace(spans: Iterator[Span]) -> dict[str, list[Span]]:

@@ -5,15 +5,19 @@
 
 ============  ==========================================================================
 ``tool``      a step: ``traceloop.entity.name`` (else ``gen_ai.tool.name``, else the span
-              name without ``.tool``). Arguments from ``traceloop.entity.input``: the MCP
-              instrumentation's ``{"tool_name", "arguments"}`` gives ``arguments``; the
-              decorator's ``{"args", "kwargs"}`` gives ``kwargs`` (``args`` as a list when
-              there are no keyword arguments; both: ``{"args": [...], **kwargs}``). Result
-              from ``traceloop.entity.output`` (the MCP instrumentation's ``{"result",
-              "is_error"}``: ``result``, and ``is_error: true`` is a failed step)
+              name without ``.tool``). Arguments from ``traceloop.entity.input``, result
+              from ``traceloop.entity.output``, unwrapped by :mod:`.call_values` (the MCP
+              instrumentation's ``{"tool_name", "arguments"}`` and ``{"result",
+              "is_error"}``, the decorator's ``{"args", "kwargs"}``, the LangChain
+              instrumentation's ``{"input_str", "inputs", ...}`` and ``{"output":
+              ToolMessage}``); a wrapper that says the call failed fails the step
 ``agent``     an agent: ``traceloop.entity.name``; its output text is its answer
 ``workflow``  structure; at the root, its ``traceloop.entity.output`` text is the answer
-``task``      structure (a unit of the application's work, not a tool the model called)
+``task``      structure (a unit of the application's work, not a tool the model called),
+              except a retrieval: ``gen_ai.operation.name = "vector_db_retrieve"`` or an
+              entity output holding documents (``{"documents": [...]}``, ids by
+              :func:`.call_values.documents`) is a retrieval step, its query the entity
+              input without LangChain's ``tags``, ``metadata`` and ``kwargs``
 ============  ==========================================================================
 
 An entity output is the JSON of the function's return value: a string, or an object whose
@@ -34,6 +38,7 @@ from typing import Any
 
 import orjson
 
+from pathgrade.io.ingest import call_values
 from pathgrade.io.ingest._common import maybe_json, text_of
 from pathgrade.io.ingest._info import SpanInfo
 from pathgrade.io.ingest.mcp import result_error
@@ -100,30 +105,6 @@ def answer_text(value: Any) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
-def tool_arguments(value: Any) -> Any:
-    """The arguments of a tool from its ``traceloop.entity.input`` (see module docstring)."""
-    decoded = maybe_json(value)
-    if not isinstance(decoded, dict):
-        return value
-    if "tool_name" in decoded and "arguments" in decoded:
-        return decoded["arguments"]
-    args, kwargs = decoded.get("args"), decoded.get("kwargs")
-    if set(decoded) <= {"args", "kwargs"} and isinstance(args, list) and isinstance(kwargs, dict):
-        if not args:
-            return kwargs
-        return args if not kwargs else {"args": args, **kwargs}
-    return value
-
-
-def tool_result(value: Any) -> Any:
-    """The result of a tool from its ``traceloop.entity.output`` (``{"result", "is_error"}``
-    unwrapped)."""
-    decoded = maybe_json(value)
-    if isinstance(decoded, dict) and "result" in decoded and set(decoded) <= {"result", "is_error"}:
-        return decoded["result"]
-    return value
-
-
 def classify(span: Span, attributes: Mapping[str, Any]) -> SpanInfo | None:
     """The role of a span with ``traceloop.span.kind`` (``None`` for a span without one)."""
     kind = text_of(attributes.get(KIND))
@@ -132,6 +113,7 @@ def classify(span: Span, attributes: Mapping[str, Any]) -> SpanInfo | None:
     name = text_of(attributes.get("traceloop.entity.name"))
     output = attributes.get("traceloop.entity.output")
     if kind == "tool":
+        result, error, _ = call_values.result(output)
         return SpanInfo(
             "tool",
             tool=name
@@ -139,9 +121,9 @@ def classify(span: Span, attributes: Mapping[str, Any]) -> SpanInfo | None:
             or span.name.removesuffix(".tool")
             or None,
             call_id=text_of(attributes.get("gen_ai.tool.call.id")),
-            arguments=tool_arguments(attributes.get("traceloop.entity.input")),
-            result=tool_result(output),
-            error=result_error(output),
+            arguments=call_values.arguments(attributes.get("traceloop.entity.input")),
+            result=result,
+            error=error or result_error(output),
         )
     if kind == "agent":
         return SpanInfo(
@@ -154,4 +136,16 @@ def classify(span: Span, attributes: Mapping[str, Any]) -> SpanInfo | None:
         )
     if kind == "workflow":
         return SpanInfo(None, output_text=answer_text(output))
+    docs = call_values.documents(output) if kind == "task" else []
+    if docs or text_of(attributes.get("gen_ai.operation.name")) == "vector_db_retrieve":
+        query = call_values.arguments(attributes.get("traceloop.entity.input"))
+        query = maybe_json(query)
+        if isinstance(query, dict):
+            query = {k: v for k, v in query.items() if k not in ("tags", "metadata", "kwargs")}
+        return SpanInfo(
+            "retrieval",
+            tool=name or span.name or None,
+            arguments=query if isinstance(query, dict) else None,
+            documents=tuple(docs),
+        )
     return SpanInfo(None)
