@@ -66,7 +66,7 @@ def arguments(value: Any) -> Any:
     return value
 
 
-def _tool_message(value: Any) -> Mapping[str, Any] | None:
+def tool_message(value: Any) -> Mapping[str, Any] | None:
     """The fields of a serialized LangChain ``ToolMessage`` (dict or ``lc`` form), or None."""
     if not isinstance(value, dict):
         return None
@@ -94,9 +94,9 @@ def result(value: Any) -> tuple[Any, str | None, bool]:
     if "result" in decoded and decoded.keys() <= {"result", "is_error"}:
         out = decoded["result"]
         return out, (_text(out) if decoded.get("is_error") is True else None), True
-    message = _tool_message(decoded)
+    message = tool_message(decoded)
     if message is None and decoded.keys() <= {"output", "kwargs"}:
-        message = _tool_message(maybe_json(decoded.get("output")))
+        message = tool_message(maybe_json(decoded.get("output")))
     if message is not None:
         content = message.get("content")
         failed = message.get("status") == "error"

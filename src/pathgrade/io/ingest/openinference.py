@@ -176,10 +176,13 @@ def _tool(span: Span, attrs: Mapping[str, Any], facts: TraceFacts) -> SpanInfo:
     if is_handoff_span(span, attrs) or name in facts.not_steps:
         return SpanInfo(None)  # a hand-off or an answer tool: structure, not a step
     call_id = text_of(attrs.get("tool.id")) or text_of(attrs.get("tool_call.id"))
-    message = messages.langchain_tool_message(attrs.get("output.value"))
+    output = attrs.get("output.value")
+    decoded = maybe_json(output)  # once: the ToolMessage and the wrappers read the same
+    message = call_values.tool_message(decoded)
     if message is not None:
         call_id = call_id or text_of(message.get("tool_call_id"))
-    result, error, _ = call_values.result(attrs.get("output.value"))
+    result, error, unwrapped = call_values.result(decoded)
+    result = result if unwrapped else output
     return SpanInfo(
         "tool",
         tool=name,

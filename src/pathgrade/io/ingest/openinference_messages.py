@@ -39,7 +39,7 @@ _INPUT = re.compile(r"llm\.input_messages\.([0-9]{1,9})\.message\.(role|content|
 _OUTPUT = re.compile(r"llm\.output_messages\.([0-9]{1,9})\.message\.(role|content)")
 #: AutoGen's function-result messages: ``llm.input_messages.<i>.function.<j>`` holds the JSON
 #: of ``{"name", "content", "call_id", "is_error"}``.
-_FUNCTION = re.compile(r"llm\.input_messages\.([0-9]{1,9})\.function\.([0-9]{1,9})()")
+_FUNCTION = re.compile(r"llm\.input_messages\.([0-9]{1,9})\.function\.([0-9]{1,9})")
 _TEXT_FIELDS = ("output", "answer", "text", "content", "result")
 
 
@@ -121,31 +121,38 @@ def failed_calls(input_value: Any) -> dict[str, str]:
     return out
 
 
-def _function_results(attrs: Mapping[str, Any]) -> list[tuple[tuple[int, ...], ToolResult]]:
-    out: list[tuple[tuple[int, ...], ToolResult]] = []
-    for position, fields in _indexed(attrs, _FUNCTION).items():
-        item = loads(fields.get(""))
-        if not isinstance(item, dict):
-            continue
-        content = item.get("content")
-        failed = item.get("is_error") is True
-        text = content if isinstance(content, str) else None
-        result = ToolResult(
-            call_id=text_of(item.get("call_id")) or None,
-            content=text,
-            error=(text or "error") if failed else None,
-            name=text_of(item.get("name")) or None,
-        )
-        out.append((position, result))
-    return out
+def _function_result(
+    position: tuple[int, ...], item: Mapping[str, Any]
+) -> tuple[tuple[int, ...], ToolResult]:
+    content = item.get("content")
+    text = content if isinstance(content, str) else None
+    result = ToolResult(
+        call_id=text_of(item.get("call_id")) or None,
+        content=text,
+        error=(text or "error") if item.get("is_error") is True else None,
+        name=text_of(item.get("name")) or None,
+    )
+    return position, result
 
 
 def tool_results(attrs: Mapping[str, Any]) -> tuple[ToolResult, ...]:
     """The tool messages of the model's input messages, in order (see module docstring):
-    ``role: "tool"`` messages, and AutoGen's function-result messages."""
+    ``role: "tool"`` messages, and AutoGen's function-result messages (one pass)."""
     failed = failed_calls(attrs.get("input.value"))
-    found = _function_results(attrs)
-    for position, fields in _indexed(attrs, _INPUT).items():
+    messages: dict[int, dict[str, Any]] = {}
+    found: list[tuple[tuple[int, ...], ToolResult]] = []
+    for key, value in attrs.items():
+        if not key.startswith("llm.input_messages."):
+            continue
+        match = _INPUT.fullmatch(key)
+        if match:
+            messages.setdefault(int(match.group(1)), {})[match.group(2)] = value
+        elif (function := _FUNCTION.fullmatch(key)) is not None:
+            at = (int(function.group(1)), int(function.group(2)))
+            item = loads(value)
+            if isinstance(item, dict):
+                found.append(_function_result(at, item))
+    for index, fields in messages.items():
         if fields.get("role") != "tool":
             continue
         call_id = text_of(fields.get("tool_call_id")) or None
@@ -156,7 +163,7 @@ def tool_results(attrs: Mapping[str, Any]) -> tuple[ToolResult, ...]:
             error=failed.get(call_id) if call_id else None,
             name=text_of(fields.get("name")) or None,
         )
-        found.append((position, result))
+        found.append(((index,), result))
     return tuple(r for _, r in sorted(found, key=lambda pair: pair[0]))
 
 

@@ -78,6 +78,9 @@ def handoff_tool_names(
     """The hand-off tool names of these spans (module docstring)."""
     names = set()
     for span in spans:
+        raw = span.attributes.get(KIND)
+        if isinstance(raw, str) and raw.upper() not in ("TOOL", "AGENT"):
+            continue  # flattened attributes of another kind: nothing to read
         attrs = flat_attributes(span.attributes)
         kind = kind_of(attrs)
         if kind == "TOOL" and is_handoff_span(span, attrs):

@@ -223,7 +223,10 @@ def classifier(
         role = OPERATIONS.get(operation or "")
         if role is None and text_of(attrs.get("llm.request.type")) in _LLM_REQUEST_TYPES:
             role = "llm"
-        events = extras.of(span) if extras else list(span.events)
+        if role is None or role == "llm":
+            events: Sequence[Event] = ()  # a model span reads its events in llm_info
+        else:
+            events = extras.of(span) if extras else span.events
         not_steps = handoffs.get(span.trace_id, frozenset())
         if role == "tool":
             result = attrs.get("gen_ai.tool.call.result")
