@@ -19,11 +19,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import orjson
 import pytest
 
 from pathgrade.core.types import Run, Step
-from pathgrade.io.ingest import FORMATS, IngestOptions, detect, run_record
+from pathgrade.io.ingest import FORMATS, IngestOptions, detect
 
 from .autogen_traceloop_lc_golden import (
     ANSWER,
@@ -34,7 +33,6 @@ from .autogen_traceloop_lc_golden import (
     FILES,
     RETRIEVED_IDS,
     TOKENS,
-    TRACE_ID,
     outputs_of,
     steps_of,
 )
@@ -84,20 +82,6 @@ def per_call(name: str, value: Callable[[Step], Any]) -> list[tuple[str, Any]]:
 
 def retrieved_ids(run: Run) -> list[str]:
     return [item if isinstance(item, str) else item.id for item in run.retrieved or ()]
-
-
-@pytest.mark.parametrize("name", files("format"))
-def test_format_is_detected(name: str) -> None:
-    assert detect(GOLDEN / name).name == FILES[name]
-
-
-@pytest.mark.parametrize("name", files("one_run"))
-def test_one_run_per_trace_read_cleanly(name: str) -> None:
-    options = IngestOptions()
-    runs = read(name, options)
-    assert [r.run_id for r in runs] == [TRACE_ID]
-    assert options.skipped == []
-    assert orjson.loads(orjson.dumps(run_record(runs[0])))["case_id"] == runs[0].case_id
 
 
 @pytest.mark.parametrize("name", files("tools"))

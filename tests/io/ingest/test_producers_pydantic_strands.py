@@ -15,11 +15,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import orjson
 import pytest
 
 from pathgrade.core.types import Run
-from pathgrade.io.ingest import FORMATS, IngestOptions, detect, run_record
+from pathgrade.io.ingest import FORMATS, IngestOptions, detect
 
 from .pydantic_strands_golden import (
     ANSWER,
@@ -28,7 +27,6 @@ from .pydantic_strands_golden import (
     FILES,
     RETRIEVED_IDS,
     TOKENS,
-    TRACE_ID,
     steps_of,
 )
 
@@ -57,20 +55,6 @@ def read(name: str, options: IngestOptions | None = None) -> list[Run]:
 def run_of(name: str) -> Run:
     (run,) = read(name)
     return run
-
-
-@pytest.mark.parametrize("name", files("format"))
-def test_format_is_detected(name: str) -> None:
-    assert detect(GOLDEN / name).name == FILES[name]
-
-
-@pytest.mark.parametrize("name", files("one_run"))
-def test_one_run_per_trace_read_cleanly(name: str) -> None:
-    options = IngestOptions()
-    runs = read(name, options)
-    assert [r.run_id for r in runs] == [TRACE_ID]
-    assert options.skipped == []
-    assert orjson.loads(orjson.dumps(run_record(runs[0])))["case_id"] == runs[0].case_id
 
 
 @pytest.mark.parametrize("name", files("tools"))
