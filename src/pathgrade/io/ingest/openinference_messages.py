@@ -12,9 +12,8 @@ a value of the wrong type is treated as not recorded.
   ``input.value`` holds the serialized messages: a tool message there with
   ``status: "error"`` marks the result with that call id as failed (its content is the
   error). A content that merely starts with "Error" is not taken as a failure.
-- :func:`langchain_tool_message`: a TOOL span's ``output.value`` that is a serialized
-  LangChain ``ToolMessage`` (``{"type": "tool", "data": {...}}`` or the ``lc`` constructor
-  form) gives the content, the call id and, with ``status: "error"``, the error.
+- a TOOL span's ``output.value`` that is a serialized LangChain ``ToolMessage`` is read by
+  :func:`pathgrade.io.ingest.call_values.tool_message` (content, call id, error).
 - :func:`output_text`: the answer text of an AGENT/CHAIN span's ``output.value`` (plain
   text; or the last AI message of a LangChain/LangGraph ``{"messages": [...]}`` state; or
   the only text field of ``{"output"|"answer"|"text"|"content": ...}``).
@@ -28,6 +27,7 @@ from typing import Any
 
 import orjson
 
+from pathgrade.io.ingest import call_values
 from pathgrade.io.ingest._build import EmittedCall, ToolResult
 from pathgrade.io.ingest._common import MAX_NESTING, text_of
 
@@ -96,22 +96,13 @@ def _messages(value: Any) -> Iterator[Mapping[str, Any]]:
         level = following
 
 
-def _tool_message_fields(item: Mapping[str, Any]) -> Mapping[str, Any] | None:
-    """The fields of a serialized LangChain ``ToolMessage`` (dict or ``lc`` form), or None."""
-    for key in ("data", "kwargs"):
-        inner = item.get(key)
-        if isinstance(inner, dict) and inner.get("type") == "tool":
-            return inner
-    return None
-
-
 def failed_calls(input_value: Any) -> dict[str, str]:
     """Call id -> content, of the tool messages with ``status: "error"`` in ``input.value``."""
     out: dict[str, str] = {}
     if not isinstance(input_value, str) or '"error"' not in input_value:
         return out
     for item in _messages(loads(input_value)):
-        fields = _tool_message_fields(item)
+        fields = call_values.tool_message(item)
         if fields is None or fields.get("status") != "error":
             continue
         call_id = text_of(fields.get("tool_call_id"))
@@ -174,12 +165,6 @@ def model_output_text(attrs: Mapping[str, Any]) -> str | None:
         if fields.get("role", "assistant") == "assistant" and isinstance(content, str) and content:
             return content
     return None
-
-
-def langchain_tool_message(value: Any) -> Mapping[str, Any] | None:
-    """The fields of a TOOL span's ``output.value`` when it is a serialized ``ToolMessage``."""
-    decoded = loads(value)
-    return _tool_message_fields(decoded) if isinstance(decoded, dict) else None
 
 
 def _content_text(content: Any) -> str | None:
