@@ -21,7 +21,8 @@ from pathgrade.metrics.trajectory.arguments import MatcherSet
 from pathgrade.metrics.trajectory.encode import StepEncoder
 from pathgrade.metrics.trajectory.grammar import any_grammar
 
-NAMES = frozenset(("latency_ms", "resumed", "metadata", "optional", "id"))
+# Stored field names: the grammar fields (optional, repeat, group) are stored in ``grammar``.
+NAMES = frozenset(("latency_ms", "resumed", "metadata", "grammar", "id"))
 
 _VALUES: dict[str, st.SearchStrategy[Any]] = {
     "latency_ms": st.one_of(st.none(), st.floats(0, 100)),

@@ -25,13 +25,13 @@ from pathgrade.cases.lint import Finding, lint_case
 from pathgrade.core.errors import InputError
 from pathgrade.core.fields import setting_any
 from pathgrade.core.run_columns import distinct_objects
-from pathgrade.core.types import Budget, Case, Step
+from pathgrade.core.types import GRAMMAR_STORED, Budget, Case, Step
 from pathgrade.metrics.tool.schemas import ToolSet, schema_violations
 
 #: A step's grammar fields (the first four) and order fields; a plain step has _PLAIN.
 _SHAPE = attrgetter("optional", "one_of", "repeat", "group", "id", "after")
 _PLAIN = (False, None, None, None, None, ())
-_SHAPE_FIELDS = frozenset(("optional", "one_of", "repeat", "group", "id", "after"))
+_SHAPE_FIELDS = GRAMMAR_STORED | {"id", "after"}
 _TOOL = attrgetter("tool")
 #: A case's fields that can make a plain reference impossible.
 _RISK = attrgetter("forbidden_actions", "forbidden_tools", "budget")

@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from pathgrade.core.types import Step
 
 _STEP_ID = attrgetter("id")
-_ONE_OF = frozenset(("one_of",))
+_ONE_OF = frozenset(("grammar",))  # where a step's one_of is stored (Step.grammar)
 _ORDER = frozenset(("id", "after"))
 #: The fields :func:`check_path_ids` reads: a path with no step setting one passes it.
 CHECKED_FIELDS = _ONE_OF | _ORDER

@@ -8,10 +8,18 @@ hold conversations, import without a circle. ``pathgrade.core.types`` re-exports
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any, Literal
+from collections.abc import Callable, Mapping
+from typing import Any, Literal, Self, cast
 
-from pydantic import Field, ModelWrapValidatorHandler, field_validator, model_validator
+from pydantic import (
+    Field,
+    ModelWrapValidatorHandler,
+    SerializationInfo,
+    SerializerFunctionWrapHandler,
+    field_validator,
+    model_serializer,
+    model_validator,
+)
 
 from pathgrade.core.fields import (
     Amount,
@@ -33,7 +41,9 @@ from pathgrade.core.step_text import format_step, parse_step_shorthand
 
 __all__ = [
     "GRAMMAR_FIELDS",
+    "GRAMMAR_STORED",
     "ONE_OF_TOOL",
+    "Grammar",
     "Step",
     "grammar_field",
     "validate_path",
@@ -45,6 +55,12 @@ class Step(_Strict):
 
     ``id`` and ``after`` express a partial order in reference paths (``order = "partial"``):
     a step may happen only after the steps whose ids it lists.
+
+    The path grammar's four fields (``optional``, ``one_of``, ``repeat``, ``group``) are
+    written, read and dumped as fields of the step, and stored together in one field,
+    ``grammar`` (:class:`Grammar`; ``None``: a plain call). A step's instance dictionary then
+    holds 19 entries, not 22: a CPython dict of more than 21 entries doubles its table (464 to
+    832 bytes), which cost the per-case scorer 13-17% on 500,000 steps (docs/scale.md).
     """
 
     tool: Name = Field(min_length=1)
@@ -69,13 +85,32 @@ class Step(_Strict):
     resumed: Flag = False
     #: A human-in-the-loop decision recorded on this call ("granted" or "denied"; null: none).
     approval: Approval | None = None
-    #: The path grammar, in reference paths only (docs/trajectory.md "A path grammar"): the
-    #: step may be left out; alternative sub-paths (this step is then no call of its own);
-    #: how many times the call may happen; any order among consecutive ``unordered`` steps.
-    optional: Flag = False
-    one_of: tuple[tuple[Step, ...], ...] | None = None
-    repeat: RepeatBounds | None = None
-    group: Literal["unordered"] | None = None
+    #: The path grammar (reference paths only): read it through the four properties below.
+    grammar: Grammar | None = None
+
+    @property
+    def optional(self) -> bool:
+        """The step may be left out (docs/trajectory.md "A path grammar")."""
+        grammar = self.grammar
+        return grammar is not None and grammar.optional
+
+    @property
+    def one_of(self) -> tuple[tuple[Step, ...], ...] | None:
+        """Alternative sub-paths (this step is then no call of its own)."""
+        grammar = self.grammar
+        return None if grammar is None else grammar.one_of
+
+    @property
+    def repeat(self) -> RepeatBounds | None:
+        """How many times the call may happen."""
+        grammar = self.grammar
+        return None if grammar is None else grammar.repeat
+
+    @property
+    def group(self) -> Literal["unordered"] | None:
+        """Any order among consecutive ``unordered`` steps."""
+        grammar = self.grammar
+        return None if grammar is None else grammar.group
 
     @model_validator(mode="wrap")
     @classmethod
@@ -86,11 +121,46 @@ class Step(_Strict):
             return value
         if isinstance(value, str):
             value = parse_step_shorthand(value)
-        elif isinstance(value, dict) and "one_of" in value and "tool" not in value:
-            value = {**value, "tool": ONE_OF_TOOL}  # a choice is no call: it needs no tool
+        if isinstance(value, dict):
+            if "grammar" in value:
+                raise FieldError("grammar", "unknown field (write optional, one_of or repeat)")
+            if not _GRAMMAR_KEYS.isdisjoint(value):
+                value = _gather_grammar(value)
         step = handler(value)
-        step._check_grammar()
+        if step.grammar is not None:
+            step._check_grammar()
         return step
+
+    @model_serializer(mode="wrap")
+    def _dump(self, handler: SerializerFunctionWrapHandler, info: SerializationInfo) -> Any:
+        # The grammar is dumped as the step's own four fields, where they were when they were
+        # fields: the same JSON, and so the same case hashes, as before it was one field.
+        data = handler(self)
+        if type(data) is dict:
+            if "grammar" in data:
+                grammar = data.pop("grammar")
+                data.update(_PLAIN_DUMP if grammar is None else grammar)
+            elif self.grammar is None and info.exclude_none and not _dropping_defaults(info):
+                data["optional"] = False  # the one grammar default an exclude_none dump keeps
+        return data
+
+    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Self:
+        """pydantic's copy; grammar fields in ``update`` go into :attr:`grammar` (unchecked,
+        as every ``update`` of ``model_copy`` is)."""
+        if update and not _GRAMMAR_KEYS.isdisjoint(update):
+            update = _copy_grammar(self.grammar, update)
+        return super().model_copy(update=update, deep=deep)
+
+    @classmethod
+    def model_construct(  # type: ignore[override]  # pydantic's plugin types it per field
+        cls, _fields_set: set[str] | None = None, **values: Any
+    ) -> Self:
+        """pydantic's unchecked construction; grammar fields go into :attr:`grammar`."""
+        if not _GRAMMAR_KEYS.isdisjoint(values):
+            values = _copy_grammar(None, values)
+            if _fields_set is not None:
+                _fields_set = {*(_fields_set - _GRAMMAR_KEYS), "grammar"}
+        return cast(Self, super().model_construct(_fields_set, **values))
 
     def _check_grammar(self) -> None:
         """The grammar fields fit together (docs/trajectory.md "A path grammar")."""
@@ -118,6 +188,54 @@ class Step(_Strict):
         return format_step(self)
 
 
+class Grammar(_Strict):
+    """The path grammar fields of a reference step (docs/trajectory.md "A path grammar"):
+    the step may be left out; alternative sub-paths; how many times the call may happen; any
+    order among consecutive ``unordered`` steps. Stored as :attr:`Step.grammar`."""
+
+    optional: Flag = False
+    one_of: tuple[tuple[Step, ...], ...] | None = None
+    repeat: RepeatBounds | None = None
+    group: Literal["unordered"] | None = None
+
+
+Step.model_rebuild()
+
+#: The fields of the path grammar: reference-only (a run's step carrying one is an error).
+GRAMMAR_FIELDS = ("optional", "one_of", "repeat", "group")
+_GRAMMAR_KEYS = frozenset(GRAMMAR_FIELDS)
+#: The stored field that holds them (``model_fields_set`` names it when any was written).
+GRAMMAR_STORED = frozenset(("grammar",))
+_PLAIN_DUMP = {"optional": False, "one_of": None, "repeat": None, "group": None}
+
+
+def _gather_grammar(value: dict[str, Any]) -> dict[str, Any]:
+    """``value`` with its grammar keys moved into one ``grammar`` entry, none when they are
+    all at their defaults (so a dumped plain step reads back equal); a choice written without
+    a tool gets :data:`ONE_OF_TOOL` (it is no call of its own)."""
+    out = {k: v for k, v in value.items() if k not in _GRAMMAR_KEYS}
+    grammar = {k: v for k, v in value.items() if k in _GRAMMAR_KEYS}
+    if any(v is not _PLAIN_DUMP[k] for k, v in grammar.items()):
+        out["grammar"] = grammar
+    if "one_of" in value and "tool" not in value:
+        out["tool"] = ONE_OF_TOOL
+    return out
+
+
+def _dropping_defaults(info: SerializationInfo) -> bool:
+    return info.exclude_defaults or info.exclude_unset
+
+
+def _copy_grammar(grammar: Grammar | None, update: Mapping[str, Any]) -> dict[str, Any]:
+    """``update`` with its grammar keys merged into ``grammar`` (constructed, unchecked)."""
+    merged = dict(_PLAIN_DUMP) if grammar is None else dict(grammar.__dict__)
+    merged.update((k, v) for k, v in update.items() if k in _GRAMMAR_KEYS)
+    out = {k: v for k, v in update.items() if k not in _GRAMMAR_KEYS}
+    plain = all(v is _PLAIN_DUMP[k] for k, v in merged.items())
+    out["grammar"] = None if plain else Grammar.model_construct(**merged)
+    return out
+
+
 def validate_path(value: Any, handler: Callable[[Any], Any]) -> Any:
     """``value`` validated as a path of steps (:func:`~pathgrade.core.step_paths.path`)."""
     return step_path(Step, _STEP_DEFAULTS, value, handler)
@@ -128,8 +246,6 @@ _STEP_DEFAULTS = template(Step)
 
 #: The ``tool`` of a ``one_of`` step written without one (it is no call of its own).
 ONE_OF_TOOL = "one_of"
-#: The fields of the path grammar: reference-only (a run's step carrying one is an error).
-GRAMMAR_FIELDS = ("optional", "one_of", "repeat", "group")
 
 
 def grammar_field(step: Step) -> str | None:

@@ -56,7 +56,9 @@ from pathgrade.core.labels import Citation, Claim, ContextUnit, Retrieved, Retri
 from pathgrade.core.path_ids import any_checked, check_path_ids
 from pathgrade.core.step import (
     GRAMMAR_FIELDS,
+    GRAMMAR_STORED,
     ONE_OF_TOOL,
+    Grammar,
     Step,
     grammar_field,
 )
@@ -66,6 +68,7 @@ from pathgrade.core.step_text import format_step, parse_step_shorthand
 
 __all__ = [
     "GRAMMAR_FIELDS",
+    "GRAMMAR_STORED",
     "INT64_MAX",
     "ONE_OF_TOOL",
     "Amount",
@@ -81,6 +84,7 @@ __all__ = [
     "Flag",
     "Free",
     "FreeObject",
+    "Grammar",
     "Injection",
     "Int64",
     "Name",
@@ -132,9 +136,6 @@ class Injection(_Strict):
 
     in_: str = Field(alias="in", min_length=1)
     asks_for: Step
-
-
-_GRAMMAR_NAMES = frozenset(GRAMMAR_FIELDS)
 
 
 class Case(_Strict):
@@ -290,7 +291,7 @@ class Run(_Strict):
         if self.turns is not None:
             self._take_turns(self.turns)
         # Only the steps that set a grammar field are read (at C speed: usually none).
-        for step in setting_any(self.steps, _GRAMMAR_NAMES):
+        for step in setting_any(self.steps, GRAMMAR_STORED):
             name = grammar_field(step)
             if name is not None:
                 index = self.steps.index(step)

@@ -53,7 +53,12 @@ def validation_error(error: ValidationError, *, file: str, line: int) -> InputEr
     field = problems[0]["loc"][:1]
     first = max((p for p in problems if p["loc"][:1] == field), key=lambda p: len(p["loc"]))
     # Drop pydantic's internal tags (e.g. union branches such as 'str' or 'function-before').
-    loc = tuple(p for p in first["loc"] if isinstance(p, int) or not (p in _UNION_TAGS or "[" in p))
+    # A step's grammar fields are written as its own fields (``Step.grammar`` stores them).
+    loc = tuple(
+        p
+        for p in first["loc"]
+        if isinstance(p, int) or not (p in _UNION_TAGS or "[" in p or p == "grammar")
+    )
     message = first["msg"].removeprefix("Value error, ")  # the validator's own words
     cause = first.get("ctx", {}).get("error")
     if isinstance(cause, FieldError):

@@ -36,7 +36,7 @@ from operator import attrgetter
 from typing import Any
 
 from pathgrade.core.fields import setting_any
-from pathgrade.core.types import Step, format_step
+from pathgrade.core.types import GRAMMAR_STORED, Step, format_step
 from pathgrade.metrics.trajectory.arguments import MatcherSet
 
 #: The most alternatives (combinations of ``one_of`` branches) one reference may have.
@@ -106,14 +106,13 @@ class Instance:
 
 _GRAMMAR_FIELDS = attrgetter("optional", "one_of", "repeat", "group")
 _PLAIN = (False, None, None, None)
-_GRAMMAR_NAMES = frozenset(("optional", "one_of", "repeat", "group"))
 
 
 def any_grammar(paths: Iterable[Sequence[Step]]) -> bool:
     """Whether any step of ``paths`` carries a grammar field (at C speed: only the steps that
     set one, :func:`~pathgrade.core.fields.setting_any`, are read, so the usual answer, no,
     is found without a Python-level loop over the steps)."""
-    candidates = setting_any(tuple(chain.from_iterable(paths)), _GRAMMAR_NAMES)
+    candidates = setting_any(tuple(chain.from_iterable(paths)), GRAMMAR_STORED)
     return any(map(_PLAIN.__ne__, map(_GRAMMAR_FIELDS, candidates)))
 
 
