@@ -63,6 +63,20 @@ class Defect:
 
 
 @dataclass(frozen=True)
+class Finding:
+    """Why a reference-free count of the system layer counted a call: its ``code`` (e.g.
+    ``repeated_call``), the 0-based agent ``step`` and a one-line ``message``
+    (:mod:`pathgrade.metrics.system.health`). No points are taken for it."""
+
+    code: str
+    step: int
+    message: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"code": self.code, "step": self.step, "message": self.message}
+
+
+@dataclass(frozen=True)
 class AlignedStep:
     """One entry of the alignment: ``match``, ``substitution``, ``insertion`` or ``deletion``."""
 
@@ -175,6 +189,9 @@ class ScoreResult:
     reference_branch: Mapping[int, Mapping[str, Any]] = field(default_factory=dict)
     #: ``conversation`` of the runs with turns, by run index (:class:`RunResult`).
     conversation: Mapping[int, Mapping[str, Any]] = field(default_factory=dict)
+    #: Each run's findings (:class:`Finding`: why its reference-free counts are what they
+    #: are, :mod:`pathgrade.metrics.system.health`), made on demand; ``None``: not scored.
+    findings: Callable[[int], tuple[Finding, ...]] | None = None
 
     def __len__(self) -> int:
         return len(self.case_ids)

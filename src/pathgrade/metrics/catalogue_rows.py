@@ -19,7 +19,12 @@ from pathgrade.metrics.catalogue_row import (
 from pathgrade.metrics.catalogue_row import H as _H
 from pathgrade.metrics.catalogue_row import L as _L
 from pathgrade.metrics.catalogue_row import N as _N
-from pathgrade.metrics.catalogue_system_rows import SYSTEM, SYSTEM_RESUME, SYSTEM_USAGE
+from pathgrade.metrics.catalogue_system_rows import (
+    SYSTEM,
+    SYSTEM_HEALTH,
+    SYSTEM_RESUME,
+    SYSTEM_USAGE,
+)
 
 __all__ = ["INF", "JSON_KINDS", "ROWS", "Kind", "Layer", "MetricRow"]
 
@@ -294,5 +299,6 @@ ROWS: tuple[MetricRow, ...] = (
     *SYSTEM,
     *SYSTEM_USAGE,
     *SYSTEM_RESUME,
+    *SYSTEM_HEALTH,
     *CONVERSATION,
 )

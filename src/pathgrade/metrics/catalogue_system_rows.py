@@ -1,6 +1,6 @@
 """The system layer's rows of the metric catalogue (:mod:`pathgrade.metrics.catalogue_rows`):
 safe termination after faults, latency/tokens/cost per run and over the run set, state after
-resume."""
+resume, and the counts that need no reference."""
 
 from __future__ import annotations
 
@@ -56,4 +56,25 @@ SYSTEM_RESUME = (
     MetricRow("state_consistent_after_resume", "system", H, "binary",
             "the resumed run's final_state equals the case's expected_state (no difference)",
             _NO_RESUME + ", or the case has no expected_state or the run no final_state"),
+)  # fmt: skip
+
+# The system layer's scores that need no reference (metrics/system/health.py): every run.
+_NEVER = "never: a run without calls has 0"
+SYSTEM_HEALTH = (
+    MetricRow("repeated_calls", "system", L, "count",
+            "calls that are the same call (tool, arguments as JSON values) as the call before"
+            " them", _NEVER, "calls"),
+    MetricRow("retries_without_change", "system", L, "count",
+            "repeated calls whose previous call failed (retried unchanged)", _NEVER, "calls"),
+    MetricRow("loops", "system", L, "count",
+            "full copies of a block of >= 2 calls (not one call) right after it; greedy,"
+            " smallest period first (docs/layers.md)",
+            _NEVER, "loops"),
+    MetricRow("tool_errors", "system", L, "count", "calls whose error is set (not empty)",
+            _NEVER, "calls"),
+    MetricRow("unrecovered_errors", "system", L, "count",
+            "failed calls after which no call of the same tool succeeded", _NEVER, "calls"),
+    MetricRow("empty_retrievals", "system", L, "count",
+            "retrieval calls (metadata.retrieval true) that did not fail and returned null,"
+            " \"\", [] or {}", _NEVER, "calls"),
 )  # fmt: skip

@@ -25,9 +25,17 @@ import numpy.typing as npt
 
 from pathgrade.core.config import ScoringConfig
 from pathgrade.core.errors import InputError
+from pathgrade.core.fields import setting_any
 from pathgrade.core.results import ScoreResult
 from pathgrade.core.run_columns import RunColumns
 from pathgrade.core.types import Case, Run
+from pathgrade.metrics.system.health import health_findings
+from pathgrade.metrics.system.health_batch import (
+    HEALTH_KINDS,
+    StepCodes,
+    exact_identity_tools,
+    health_columns,
+)
 from pathgrade.metrics.trajectory import batching, grammar, runlevel
 from pathgrade.metrics.trajectory.alignment_text import StepTexts
 from pathgrade.metrics.trajectory.arguments import MatcherSet, ValueMatcher
@@ -42,6 +50,7 @@ from pathgrade.metrics.trajectory.write_flags import write_flags
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 NAN = math.nan
+_METADATA = frozenset(("metadata",))
 
 
 @dataclass
@@ -111,7 +120,8 @@ def score_trajectories(
         first_ref[r], n_refs[r] = instances.add(r, runs[r], run_case[r])
     refs = encoder.encode(ref_paths)  # type: ignore[arg-type]
     agents = encoder.encode(gathered.steps)
-    gathered.know_distinct_steps(agents.distinct_steps())
+    distinct = agents.distinct_steps()
+    gathered.know_distinct_steps(distinct)
 
     agent_error = agents.error
     run_of_step = np.repeat(np.arange(n_runs), agents.lengths)
@@ -230,6 +240,18 @@ def score_trajectories(
         out.reference_index[runs_won] = pair_slot[winners]
         diagnoser.add(WinnerBatch.take(runs_won, pair_ref[winners], scores, winners))
     branches = instances.resolve(out.reference_index)
+    # The system layer's reference-free counts, from the same step codes.
+    health = health_columns(
+        StepCodes(
+            agents.offsets,
+            agents.tool,
+            agents.ident,
+            agents.error,
+            agents.steps,
+            exact_identity_tools(encoder.tool_codes, matchers),
+        ),
+        any_metadata=bool(setting_any(distinct, _METADATA)),
+    )
 
     if progress is not None:
         progress(n_runs, n_runs)
@@ -239,13 +261,14 @@ def score_trajectories(
         trials=gathered.trial,
         groups=list(map(table.group.__getitem__, run_case_list)),
         reference_index=out.reference_index,
-        metrics=out.values,
-        kinds=TRAJECTORY_METRICS,
+        metrics={**out.values, **health},
+        kinds={**TRAJECTORY_METRICS, **HEALTH_KINDS},
         details=diagnoser.details,
         defect_columns=diagnoser.defect_columns,
         alignment_columns=diagnoser.alignment_columns,
         usage=lambda i: runlevel.usage_totals(runs[i]).as_dict(),
         reference_branch=branches,
+        findings=lambda i: health_findings(runs[i].steps),
     )
 
 
