@@ -75,7 +75,9 @@ HELPS = [
     ["cases"],
     ["cases", "lint"],
     ["cases", "mine"],
+    ["cases", "promote"],
     ["matcher-agreement"],
+    ["collect"],
 ]
 
 

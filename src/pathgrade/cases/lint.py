@@ -34,6 +34,13 @@ Checks across the whole-run paths of one case (not ``references_by_agent``):
   a strict subsequence of another path's: the longer one is the shorter one with optional
   steps, better written as one path with ``optional: true``;
 - ``unused_required_tool`` (warning): a ``required_tools`` entry that no reference calls.
+
+Checks of the case's review state (:func:`lint_cases` only: ``score`` does not refuse it):
+
+- ``unreviewed_reference`` (error; a warning with ``allow_unreviewed``): the case's
+  ``metadata.reference_status`` is ``"unreviewed"``: its reference is a candidate path, the
+  observed path of a run promoted by ``pathgrade cases promote``
+  (:mod:`pathgrade.production.promote`), that nobody has checked yet.
 """
 
 from __future__ import annotations
@@ -50,6 +57,11 @@ from pathgrade.metrics.trajectory.definition.checks import forbids
 from pathgrade.metrics.trajectory.grammar import MAX_ALTERNATIVES
 
 Level = Literal["error", "warning"]
+
+#: The metadata key that says whether a case's reference was reviewed, and the value that
+#: says it was not (``pathgrade cases promote`` writes it).
+REFERENCE_STATUS = "reference_status"
+UNREVIEWED = "unreviewed"
 
 
 @dataclass(frozen=True)
@@ -79,19 +91,33 @@ def lint_cases(
     budget: Budget | None = None,
     file: str | None = None,
     lines: Sequence[int] | None = None,
+    allow_unreviewed: bool = False,
 ) -> list[Finding]:
     """Every finding of every case (module docstring), case by case in the given order.
 
     ``budget`` is the config's budget (used for a case without its own); ``file`` and
-    ``lines`` (one per case, in order) locate the findings.
+    ``lines`` (one per case, in order) locate the findings; ``allow_unreviewed`` makes an
+    unreviewed reference a warning instead of an error.
     """
     items = list(cases.values()) if isinstance(cases, Mapping) else list(cases)
     findings: list[Finding] = []
     for index, case in enumerate(items):
         line = lines[index] if lines is not None else None
-        for code, level, field, message in lint_case(case, tools, budget=budget):
+        raw = [*_review(case, allow_unreviewed), *lint_case(case, tools, budget=budget)]
+        for code, level, field, message in raw:
             findings.append(Finding(case.case_id, field, level, code, message, file, line))
     return findings
+
+
+def _review(case: Case, allow_unreviewed: bool) -> list[Raw]:
+    if case.metadata.get(REFERENCE_STATUS) != UNREVIEWED:
+        return []
+    level: Level = "warning" if allow_unreviewed else "error"
+    message = (
+        "the reference is a candidate (a run's observed path, promoted) nobody has reviewed:"
+        f" check it, then remove metadata.{REFERENCE_STATUS} (or lint with --allow-unreviewed)"
+    )
+    return [("unreviewed_reference", level, f"metadata.{REFERENCE_STATUS}", message)]
 
 
 def errors(findings: Iterable[Finding]) -> list[Finding]:

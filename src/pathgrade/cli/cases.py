@@ -1,5 +1,6 @@
-"""``pathgrade cases lint|mine``: check reference paths; propose references from successful
-runs (:mod:`pathgrade.cases`)."""
+"""``pathgrade cases lint|mine|promote``: check reference paths; propose references from
+successful runs (:mod:`pathgrade.cases`); turn failed stored runs into redacted draft cases
+(:mod:`pathgrade.cli.promote`)."""
 
 from __future__ import annotations
 
@@ -10,11 +11,13 @@ from typing import Annotated
 import typer
 
 from pathgrade.cli.group import LightGroup
+from pathgrade.cli.promote import promote_command
 
 app = typer.Typer(
     name="cases",
     cls=LightGroup,
-    help="Cases: check reference paths (lint), propose references from successful runs (mine).",
+    help="Cases: check reference paths (lint), propose references from successful runs (mine),"
+    " redacted draft cases from failed runs (promote).",
     no_args_is_help=True,
     add_completion=False,
     rich_markup_mode=None,
@@ -32,11 +35,20 @@ def lint_command(
         Path | None,
         typer.Option("--config", help="Scoring config (its budget, for cases without one)."),
     ] = None,
+    allow_unreviewed: Annotated[
+        bool,
+        typer.Option(
+            "--allow-unreviewed",
+            help='An unreviewed reference (metadata.reference_status = "unreviewed", as'
+            " cases promote writes) is a warning, not an error.",
+        ),
+    ] = False,
 ) -> None:
     """One line per finding (file:line, case, field, level); exit 1 when any is an error.
 
     A record the loader rejects (an 'after' naming an unknown id, a bad field) is an error
-    finding too; the other records are still checked.
+    finding too; the other records are still checked. A case whose reference is unreviewed
+    (promoted from a run, not yet checked) is an error unless --allow-unreviewed.
     """
     from pathgrade.cases.lint import Finding, lint_cases
     from pathgrade.io.cases import load_cases
@@ -51,7 +63,14 @@ def lint_command(
         Finding("", e.field or "", "error", "invalid", e.message, e.file, e.line)
         for e in loaded.skipped
     ]
-    findings += lint_cases(loaded.items, toolset, budget=budget, file=name, lines=loaded.lines)
+    findings += lint_cases(
+        loaded.items,
+        toolset,
+        budget=budget,
+        file=name,
+        lines=loaded.lines,
+        allow_unreviewed=allow_unreviewed,
+    )
     findings.sort(key=lambda f: (f.line or 0, f.level != "error", f.field))
     for finding in findings:
         typer.echo(str(finding))
@@ -112,3 +131,6 @@ def mine_command(
         f"{written} cases with a proposed reference; {left} without a successful run",
         file=sys.stderr,
     )
+
+
+app.command("promote")(promote_command)

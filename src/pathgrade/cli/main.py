@@ -84,6 +84,9 @@ def _register() -> None:
     from pathgrade.cli import cases as _cases
 
     app.add_typer(_cases.app, name="cases")
+    from pathgrade.cli import collect as _collect
+
+    app.command("collect")(_collect.collect_command)
     from pathgrade.cli import matcher_agreement as _matcher_agreement
 
     app.command("matcher-agreement")(_matcher_agreement.matcher_agreement_command)

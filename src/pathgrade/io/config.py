@@ -17,6 +17,9 @@ The table mirrors :class:`~pathgrade.core.config.ScoringConfig`::
     abs_tol = 0.01
     [compare]                # not scoring: outside the config hash
     primary = ["path_score", "ndcg@10"]
+
+A ``[redact]`` table is not scoring either: ``pathgrade cases promote`` reads it
+(:mod:`pathgrade.io.redaction`), and it is left out of the scoring config (and its hash).
 """
 
 from __future__ import annotations
@@ -32,9 +35,10 @@ from pathgrade.io.toml_files import read_toml
 
 
 def config_from_mapping(data: dict[str, Any], *, file: str | None = None) -> ScoringConfig:
-    """Validate a config table; errors name the file and the dotted field."""
+    """Validate a config table (without its ``[redact]`` table, which is not scoring);
+    errors name the file and the dotted field."""
     try:
-        return ScoringConfig.model_validate(data)
+        return ScoringConfig.model_validate({k: v for k, v in data.items() if k != "redact"})
     except ValidationError as error:
         first = error.errors()[0]
         where = ".".join(str(p) for p in first["loc"])
