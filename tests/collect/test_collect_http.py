@@ -143,3 +143,30 @@ def test_spans_of_a_trace_already_saved_are_counted_not_saved_again(
     server.stop()
     assert server.collector.counters.late_spans == 1
     assert len(stored_rows(tmp_path / "store")) == 1
+
+
+def test_a_dead_worker_is_replaced_and_its_batch_saved_later(
+    serve: Any, otlp: Any, tmp_path: Path
+) -> None:
+    import os
+    import signal
+    from concurrent.futures.process import BrokenProcessPool
+
+    server = serve(flush_s=600)
+    collector = server.collector
+    first = otlp.request(otlp.tool_trace(T1, [("a", {}, None)]))
+    assert httpx.post(_url(server), content=first, headers=PROTOBUF).status_code == 200
+    time.sleep(0.2)
+    assert collector.flush() == 1  # the worker process is up
+    assert collector._pool is not None
+    for pid in list(collector._pool._processes):  # kill -9 the worker
+        os.kill(pid, signal.SIGKILL)
+    second = otlp.request(otlp.tool_trace(T2, [("b", {}, None)]))
+    assert httpx.post(_url(server), content=second, headers=PROTOBUF).status_code == 200
+    time.sleep(0.2)
+    with pytest.raises(BrokenProcessPool):
+        collector.flush()
+    assert collector.buffer.spans == 2  # the batch is held again, not lost
+    assert collector.flush() == 1  # a new worker saves it
+    server.stop()
+    assert sorted(r["run_id"] for r in stored_rows(tmp_path / "store")) == sorted([T1, T2])

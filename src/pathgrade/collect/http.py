@@ -65,7 +65,7 @@ class _Handler(BaseHTTPRequestHandler):
         if int(length) > collector.config.max_body:
             error = RequestError(413, f"body of {length} bytes is past the limit")
             log.warning("collect: 413 %s", error.message)
-            collector.counters.bad_requests += 1
+            collector.count("bad_requests")
             self._send(error_reply(content_type, 413, error.message), close=True)
             return
         body = self.rfile.read(int(length))

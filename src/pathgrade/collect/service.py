@@ -21,6 +21,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -91,10 +92,7 @@ class Collector:
         self._sequence = 0
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
-        self._pool: ProcessPoolExecutor | None = None
-        if config.worker:
-            spawn = multiprocessing.get_context("spawn")
-            self._pool = ProcessPoolExecutor(max_workers=1, mp_context=spawn)
+        self._pool = self._new_pool() if config.worker else None
         self._replay()
 
     # -- receiving -------------------------------------------------------------------------
@@ -107,7 +105,7 @@ class Collector:
         authorization: str | None = None,
     ) -> Reply:
         """The answer to one ``POST /v1/traces`` (module docstring)."""
-        self.counters.requests += 1
+        self.count("requests")
         token = self.config.token
         if token is not None and not hmac.compare_digest(
             (authorization or "").encode(), f"Bearer {token}".encode()
@@ -116,7 +114,7 @@ class Collector:
         try:
             decoded = decode_body(body, content_type, encoding, self.config.max_body)
         except RequestError as error:
-            self.counters.bad_requests += 1
+            self.count("bad_requests")
             return self._refuse(content_type, error)
         return self._hold(decoded, content_type)
 
@@ -197,7 +195,11 @@ class Collector:
         if self._pool is None:
             outcome = save_batch(*job)
         else:
-            outcome = self._pool.submit(save_batch, *job, parent=os.getpid()).result()
+            try:
+                outcome = self._pool.submit(save_batch, *job, parent=os.getpid()).result()
+            except BrokenProcessPool:  # the worker died: a new one, the batch retried later
+                self._pool = self._new_pool()
+                raise
         for error in outcome.errors:
             log.warning("collect: trace not read: %s", error)
         self.counters.unread_traces += outcome.unread
@@ -213,6 +215,15 @@ class Collector:
                 self._saved.popitem(last=False)
             self.spool.rewrite(self.buffer.held())
         return outcome.runs
+
+    @staticmethod
+    def _new_pool() -> ProcessPoolExecutor:
+        return ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
+
+    def count(self, counter: str, by: int = 1) -> None:
+        """Add ``by`` to one of :attr:`counters` (under the lock: requests run in threads)."""
+        with self._lock:
+            setattr(self.counters, counter, getattr(self.counters, counter) + by)
 
     def _next_name(self) -> str:
         while True:
