@@ -91,7 +91,7 @@ def test_filled_help_lists_every_value(name: str, capsys: pytest.CaptureFixture[
 
 READS_STORED_RUNS = [["compare"], ["gate"], ["ablation"], ["report"], ["score"]]
 READS_STORED_RUNS += [["runs", name] for name in ("list", "show", "rm", "add", "query")]
-READS_STORED_RUNS += [["cases", "promote"], ["collect"]]
+READS_STORED_RUNS += [["cases", "promote"], ["collect"], ["monitor"]]
 
 
 @pytest.mark.parametrize("path", READS_STORED_RUNS, ids=" ".join)

@@ -78,6 +78,7 @@ HELPS = [
     ["cases", "promote"],
     ["matcher-agreement"],
     ["collect"],
+    ["monitor"],
 ]
 
 

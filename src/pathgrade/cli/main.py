@@ -87,6 +87,9 @@ def _register() -> None:
     from pathgrade.cli import collect as _collect
 
     app.command("collect")(_collect.collect_command)
+    from pathgrade.cli import monitor as _monitor
+
+    app.command("monitor")(_monitor.monitor_command)
     from pathgrade.cli import matcher_agreement as _matcher_agreement
 
     app.command("matcher-agreement")(_matcher_agreement.matcher_agreement_command)
