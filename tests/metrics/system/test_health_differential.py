@@ -7,11 +7,13 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pathgrade import Case, Run, ScoringConfig, Step, score
 from pathgrade.metrics.system.health import HEALTH_METRICS, health_findings, health_metrics
+from pathgrade.metrics.system.health_batch import _runs_repeating_a_pair
 
 _ARGUMENTS = st.sampled_from(
     [{}, {"id": 1}, {"id": 1.0}, {"id": 2}, {"id": "1"}, {"id": "A"}, {"id": "a "},
@@ -70,3 +72,17 @@ def test_batch_equals_definition_on_long_looping_runs() -> None:
     for r, run in enumerate(runs):
         for name in HEALTH_METRICS:
             assert result.metrics[name][r] == health_metrics(run.steps)[name], (r, name)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.integers(0, 3), st.integers(0, 4), st.integers(0, 4)), min_size=1, max_size=30
+    )
+)
+def test_one_key_sort_finds_the_runs_the_lexsort_finds(pairs: list[tuple[int, int, int]]) -> None:
+    runs, left, right = (np.array(column, dtype=np.int64) for column in zip(*pairs, strict=True))
+    fast = _runs_repeating_a_pair(runs, left, right, n_runs=4)
+    slow = _runs_repeating_a_pair(runs, left, right, n_runs=1 << 62)  # too wide: the lexsort
+    want = sorted({r for r, a, b in pairs if pairs.count((r, a, b)) > 1})
+    assert fast.tolist() == slow.tolist() == want

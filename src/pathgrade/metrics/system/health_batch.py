@@ -128,12 +128,26 @@ def _loops(
     if starts.size < 2:
         return column
     runs, left, right = run_of[starts], ident[starts], ident[starts + 1]
+    for r in _runs_repeating_a_pair(runs, left, right, n_runs).tolist():
+        column[r] = len(loop_starts(ident[offsets[r] : offsets[r + 1]].tolist()))
+    return column
+
+
+def _runs_repeating_a_pair(
+    runs: IntArray, left: IntArray, right: IntArray, n_runs: int
+) -> IntArray:
+    """The runs (sorted, distinct) in which some (left, right) pair occurs twice. One int64
+    key a pair and one sort when the codes fit (a three-key ``lexsort`` is a merge sort:
+    several times the instructions), else the ``lexsort``."""
+    span = int(max(left.max(), right.max())) + 1
+    if int(min(left.min(), right.min())) >= 0 and n_runs * span * span < 1 << 62:
+        key = (runs * span + left) * span + right
+        key.sort()
+        return np.unique(key[1:][key[1:] == key[:-1]] // (span * span))
     order = np.lexsort((right, left, runs))
     runs, left, right = runs[order], left[order], right[order]
     twice = (runs[1:] == runs[:-1]) & (left[1:] == left[:-1]) & (right[1:] == right[:-1])
-    for r in np.unique(runs[1:][twice]).tolist():
-        column[r] = len(loop_starts(ident[offsets[r] : offsets[r + 1]].tolist()))
-    return column
+    return np.unique(runs[1:][twice])
 
 
 def _unrecovered(tool: IntArray, error: BoolArray, run_of: IntArray, n_runs: int) -> FloatArray:
