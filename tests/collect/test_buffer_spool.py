@@ -80,3 +80,22 @@ def test_a_rewrite_keeps_exactly_what_is_held(tmp_path: Path) -> None:
     again, torn = Spool(tmp_path, fsync=False).replay(lambda name: True)
     assert torn == 0 and [(p.trace_id, p.spans) for p in again] == [(T2, 5), (T2, 0)]
     assert (tmp_path / "ledger.jsonl").read_bytes() == b""
+
+
+def test_each_trace_goes_to_the_reader_its_spans_call_for(tmp_path: Path) -> None:
+    from pathgrade.collect.batches import write_batch
+    from pathgrade.collect.buffer import Trace
+
+    def line(key: str) -> dict[str, Any]:
+        attribute = {"key": key, "value": {"stringValue": "TOOL"}}
+        span = {"traceId": T1, "spanId": "00000000000000aa", "attributes": [attribute]}
+        return {"resourceSpans": [{"scopeSpans": [{"spans": [span]}]}]}
+
+    traces = [
+        Trace(T1, [line("openinference.span.kind")]),
+        Trace(T2, [line("gen_ai.operation.name"), line("gen_ai.tool.name")]),
+    ]
+    files = dict(write_batch(traces, tmp_path, "b"))
+    assert sorted(files) == ["openinference", "otel-genai"]
+    assert len(files["openinference"].read_bytes().splitlines()) == 1
+    assert len(files["otel-genai"].read_bytes().splitlines()) == 2

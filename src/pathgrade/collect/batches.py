@@ -19,12 +19,12 @@ from __future__ import annotations
 
 import fcntl
 import os
-import tempfile
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import IO
 
 import orjson
 
@@ -39,14 +39,11 @@ __all__ = [
     "Outcome",
     "batch_name",
     "cases_of",
-    "default_scoring",
-    "read_traces",
+    "read_files",
     "save_batch",
     "worker_lock",
     "write_batch",
 ]
-
-_OPENINFERENCE = b"openinference.span.kind"
 
 
 @dataclass
@@ -65,27 +62,34 @@ def batch_name(name: str, wall: float, window_s: float, sequence: int) -> str:
     return f"{name}.{stamp}.{sequence:06d}"
 
 
-def read_traces(traces: list[Trace], folder: Path) -> Batch:
-    """The runs of ``traces``, read by the reader their spans call for (module docstring)."""
-    by_format: dict[str, list[Trace]] = {}
-    for trace in traces:
-        lines = b"\n".join(map(orjson.dumps, trace.lines))
-        fmt = "openinference" if _OPENINFERENCE in lines else "otel-genai"
-        by_format.setdefault(fmt, []).append(trace)
+def write_batch(traces: list[Trace], folder: Path, name: str) -> list[tuple[str, Path]]:
+    """``traces`` as OTLP/JSON Lines files in ``folder``, one per reader their spans call for
+    (module docstring): ``[(format, path), ...]``. Each line is dumped once; the format is
+    told by the OpenInference reader's own sniffer on the trace's lines."""
+    sniff = FORMATS["openinference"].sniff
+    files: dict[str, IO[bytes]] = {}
+    try:
+        for trace in traces:
+            text = b"".join(orjson.dumps(data) + b"\n" for data in trace.lines)
+            fmt = "openinference" if sniff(text) else "otel-genai"
+            if fmt not in files:
+                files[fmt] = open(folder / f"{name}.{fmt}.jsonl", "wb")  # noqa: SIM115
+            files[fmt].write(text)
+    finally:
+        for handle in files.values():
+            handle.close()
+    return [(fmt, Path(handle.name)) for fmt, handle in files.items()]
+
+
+def read_files(files: list[tuple[str, Path]]) -> Batch:
+    """The runs of the files :func:`write_batch` wrote, each read by its format's reader."""
     out = Batch()
-    for fmt, group in by_format.items():
-        with tempfile.NamedTemporaryFile("wb", suffix=".jsonl", dir=folder, delete=False) as f:
-            for trace in group:
-                for data in trace.lines:
-                    f.write(orjson.dumps(data) + b"\n")
-            path = Path(f.name)
+    for fmt, path in files:
         options = IngestOptions(skip_invalid=True)
         try:
-            out.runs.extend(ingest([path], FORMATS[fmt].name, options))
+            out.runs.extend(ingest([path], fmt, options))
         except InputError as error:
             out.errors.append(str(error))
-        finally:
-            path.unlink(missing_ok=True)
         out.errors.extend(str(e) for e in options.skipped)
     return out
 
@@ -93,11 +97,6 @@ def read_traces(traces: list[Trace], folder: Path) -> Batch:
 def cases_of(runs: list[Run]) -> dict[str, Case]:
     """One case without a reference for each case id of ``runs``."""
     return {run.case_id: Case(case_id=run.case_id) for run in runs}
-
-
-def default_scoring() -> ScoringConfig:
-    """The scoring configuration of collected runs when none is given."""
-    return ScoringConfig()
 
 
 @dataclass(frozen=True)
@@ -120,41 +119,26 @@ def worker_lock(spool: Path) -> Iterator[None]:
             fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
 
 
-def write_batch(traces: list[Trace], path: Path) -> None:
-    """``traces`` as a batch file: one ``{"t": trace id, "d": OTLP/JSON}`` line a piece."""
-    with open(path, "wb") as out:
-        for trace in traces:
-            for data in trace.lines:
-                out.write(orjson.dumps({"t": trace.trace_id, "d": data}) + b"\n")
-
-
-def _read_batch(path: Path) -> list[Trace]:
-    traces: dict[str, Trace] = {}
-    for raw in path.read_bytes().splitlines():
-        record = orjson.loads(raw)
-        trace = traces.setdefault(record["t"], Trace(record["t"]))
-        trace.lines.append(record["d"])
-    return list(traces.values())
-
-
 def save_batch(
-    path: Path,
+    spool: Path,
+    files: list[tuple[str, Path]],
+    traces: int,
     name: str,
     store: Path,
     scoring: ScoringConfig,
     labels: Mapping[str, str],
     parent: int | None = None,
 ) -> Outcome:
-    """Read, score and save the batch file ``path`` as stored run ``name`` (module
-    docstring); ``parent``: the collector's pid (nothing is saved once it is gone)."""
+    """Read, score and save the ``traces`` traces of ``files`` (:func:`write_batch`) as
+    stored run ``name`` (module docstring); ``parent``: the collector's pid (nothing is
+    saved once it is gone)."""
     from pathgrade import score
     from pathgrade.store.save import save_scored
 
-    with worker_lock(path.parent.parent):
+    with worker_lock(spool):
         if parent is not None and os.getppid() != parent:
             return Outcome(0, 0, ("the collector is gone: batch left to its spool",))
-        traces = _read_batch(path)
-        batch = read_traces(traces, path.parent)
+        batch = read_files(files)
         if batch.runs:
             cases = cases_of(batch.runs)
             result = score(list(cases.values()), batch.runs, scoring)
@@ -167,5 +151,6 @@ def save_batch(
                 labels=dict(labels),
                 store=store,
             )
-        path.unlink(missing_ok=True)
-    return Outcome(len(batch.runs), len(traces) - len(batch.runs), tuple(batch.errors))
+        for _, path in files:
+            path.unlink(missing_ok=True)
+    return Outcome(len(batch.runs), traces - len(batch.runs), tuple(batch.errors))

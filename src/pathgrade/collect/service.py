@@ -23,11 +23,9 @@ from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from pathgrade.collect.batches import (
     batch_name,
-    default_scoring,
     save_batch,
     worker_lock,
     write_batch,
@@ -77,7 +75,7 @@ class Collector:
         wall: Callable[[], float] = time.time,
     ) -> None:
         self.config = config
-        self.scoring = scoring or default_scoring()
+        self.scoring = scoring or ScoringConfig()
         self.store = RunStore(config.store)
         spool = config.spool or self.store.root / ".collect" / config.name
         self.spool = Spool(spool, fsync=config.fsync)
@@ -144,10 +142,10 @@ class Collector:
                 return self._refuse(
                     content_type, RequestError(503, "holding too many spans; saving them"), 2
                 )
-            late = [p for p in pieces if p.trace_id in self._saved]
-            if late:
-                self.counters.late_spans += sum(p.spans for p in late)
-                pieces = [p for p in pieces if p.trace_id not in self._saved]
+            if self._saved:  # spans of a trace already saved are counted, not held again
+                held = [p for p in pieces if p.trace_id not in self._saved]
+                self.counters.late_spans += kept - sum(p.spans for p in held)
+                pieces = held
             self.spool.append(pieces)  # on disk before the answer
             self._tokens -= kept
             for piece in pieces:
@@ -187,11 +185,10 @@ class Collector:
         work.mkdir(exist_ok=True)
         ids = [t.trace_id for t in traces]
         name = self._next_name()
-        path = work / f"{name}.jsonl"
-        write_batch(traces, path)
+        files = write_batch(traces, work, name)
         self.spool.begin_batch(name, ids)
         labels = {"source": "pathgrade collect", "collector": self.config.name}
-        job = (path, name, self.store.root, self.scoring, labels)
+        job = (self.spool.folder, files, len(traces), name, self.store.root, self.scoring, labels)
         if self._pool is None:
             outcome = save_batch(*job)
         else:
@@ -278,7 +275,3 @@ class Collector:
                 self._pool.shutdown(wait=True)
             self.spool.close()
         return saved
-
-    @property
-    def spool_path(self) -> Path:
-        return self.spool.folder
