@@ -105,3 +105,14 @@ def test_a_port_in_use_is_one_line_and_exit_2(tmp_path: Path) -> None:
     assert done.returncode == 2
     lines = done.stderr.decode().strip().splitlines()
     assert len(lines) == 1 and "cannot listen" in lines[0] and "Traceback" not in lines[0]
+
+
+def test_a_bad_setting_is_one_line_naming_its_option(tmp_path: Path) -> None:
+    command = [sys.executable, "-m", "pathgrade.cli.main", "collect", "--save", "prod"]
+    done = subprocess.run(
+        [*command, "--sample", "2", "--store", str(tmp_path)], capture_output=True, timeout=60
+    )
+    assert done.returncode == 2
+    assert done.stderr.decode().strip() == (
+        "pathgrade: error: field '--sample': must be within [0, 1], got 2.0"
+    )

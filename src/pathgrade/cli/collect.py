@@ -23,6 +23,17 @@ import typer
 from pathgrade.cli.store_option import StoreOption
 from pathgrade.core.errors import InputError
 
+#: CollectConfig's fields -> the options that set them.
+_OPTIONS = {
+    "sample": "--sample",
+    "idle_s": "--idle",
+    "flush_s": "--flush",
+    "window_s": "--window",
+    "max_body": "--max-body",
+    "max_pending_spans": "--max-pending",
+    "max_spans_per_s": "--max-rate",
+}
+
 
 def collect_command(
     save: Annotated[str, typer.Option("--save", help="Stored runs are named NAME.<window>.<n>.")],
@@ -54,6 +65,7 @@ def collect_command(
     from pathgrade.collect import CollectConfig, Collector
     from pathgrade.collect.config import TOKEN_VARIABLE
     from pathgrade.collect.http import CollectorServer
+    from pathgrade.core.fields import FieldError
     from pathgrade.io.config import load_config
     from pathgrade.store.manifest import check_name
 
@@ -75,8 +87,8 @@ def collect_command(
             max_pending_spans=max_pending,
             max_spans_per_s=max_rate,
         )
-    except ValueError as error:
-        raise InputError(str(error), field="collect") from None
+    except FieldError as error:  # named as the option that set it
+        raise InputError(str(error), field=_OPTIONS.get(error.field, error.field)) from None
     collector = Collector(settings, load_config(config) if config else None)
     try:
         server = CollectorServer(collector)

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from pathgrade.core.fields import FieldError
+
 __all__ = ["TOKEN_VARIABLE", "CollectConfig"]
 
 #: The environment variable holding the bearer token a request must carry (unset: none).
@@ -54,10 +56,10 @@ class CollectConfig:
 
     def __post_init__(self) -> None:
         if not 0.0 <= self.sample <= 1.0:
-            raise ValueError(f"sample must be within [0, 1], got {self.sample}")
+            raise FieldError("sample", f"must be within [0, 1], got {self.sample}")
         for field in ("root_grace_s", "idle_s", "flush_s", "window_s", "max_spans_per_s"):
             if getattr(self, field) <= 0:
-                raise ValueError(f"{field} must be above 0")
+                raise FieldError(field, f"must be above 0, got {getattr(self, field)}")
         for field in ("batch_runs", "max_body", "max_pending_spans"):
             if getattr(self, field) < 1:
-                raise ValueError(f"{field} must be at least 1")
+                raise FieldError(field, f"must be at least 1, got {getattr(self, field)}")
